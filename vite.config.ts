@@ -1,0 +1,17 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+import tailwindcss from '@tailwindcss/vite';
+
+const apiPort = Number(process.env.API_PORT ?? process.env.PORT ?? 8080);
+
+export default defineConfig({
+  plugins: [react(), tailwindcss()],
+  build: {
+    target: ['chrome111', 'safari16.4'],
+    manifest: true,
+    sourcemap: false,
+  },
+  server: {
+    proxy: { '/backend': { target: `http://127.0.0.1:${apiPort}`, changeOrigin: false } },
+  },
+});
