@@ -427,6 +427,11 @@ export const device_sessions = pgTable(
     ended_at: ts(),
     refund_fen: integer().notNull().default(0),
     created_at: createdAt(),
+    // ---- devices engineer: gateway bookkeeping
+    /** When the start command went to the gateway; null = not sent yet (the scheduler sends it after a crash). */
+    command_sent_at: ts(),
+    /** Why the session failed (no acknowledgement, refused), for support and the refund memo. */
+    failure_reason: text(),
   },
   (t) => [
     index('device_sessions_device_idx').on(t.device_id, t.status),

@@ -48,6 +48,8 @@ CREATE TABLE "device_sessions" (
 	"ended_at" timestamp with time zone,
 	"refund_fen" integer DEFAULT 0 NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"command_sent_at" timestamp with time zone,
+	"failure_reason" text,
 	CONSTRAINT "device_sessions_order_id_unique" UNIQUE("order_id")
 );
 --> statement-breakpoint
