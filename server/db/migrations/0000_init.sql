@@ -213,6 +213,80 @@ CREATE TABLE "products" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "sandbox_keys" (
+	"name" text PRIMARY KEY NOT NULL,
+	"value" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "sandbox_oauth_codes" (
+	"code" text PRIMARY KEY NOT NULL,
+	"appid" text NOT NULL,
+	"openid" text NOT NULL,
+	"nickname" text DEFAULT '' NOT NULL,
+	"scope" text NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone,
+	"access_token" text,
+	"token_expires_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "sandbox_oauth_codes_access_token_unique" UNIQUE("access_token")
+);
+--> statement-breakpoint
+CREATE TABLE "sandbox_pay_notifications" (
+	"id" integer PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "sandbox_pay_notifications_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 2147483647 START WITH 1 CACHE 1),
+	"notification_id" text NOT NULL,
+	"out_trade_no" text NOT NULL,
+	"notify_url" text NOT NULL,
+	"body" text NOT NULL,
+	"kind" text DEFAULT 'normal' NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone NOT NULL,
+	"delivered_at" timestamp with time zone,
+	"given_up_at" timestamp with time zone,
+	"last_status" integer,
+	"last_error" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "sandbox_pay_refunds" (
+	"id" integer PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "sandbox_pay_refunds_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 2147483647 START WITH 1 CACHE 1),
+	"mchid" text NOT NULL,
+	"out_refund_no" text NOT NULL,
+	"refund_id" text NOT NULL,
+	"out_trade_no" text NOT NULL,
+	"transaction_id" text NOT NULL,
+	"amount_refund" integer NOT NULL,
+	"amount_total" integer NOT NULL,
+	"reason" text,
+	"status" text NOT NULL,
+	"success_time" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "sandbox_pay_refunds_refund_id_unique" UNIQUE("refund_id")
+);
+--> statement-breakpoint
+CREATE TABLE "sandbox_pay_transactions" (
+	"id" integer PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "sandbox_pay_transactions_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 2147483647 START WITH 1 CACHE 1),
+	"mchid" text NOT NULL,
+	"appid" text NOT NULL,
+	"out_trade_no" text NOT NULL,
+	"prepay_id" text NOT NULL,
+	"description" text NOT NULL,
+	"amount_total" integer NOT NULL,
+	"openid" text NOT NULL,
+	"notify_url" text NOT NULL,
+	"attach" text,
+	"time_expire" text,
+	"params_hash" text NOT NULL,
+	"trade_state" text NOT NULL,
+	"transaction_id" text,
+	"success_time" timestamp with time zone,
+	"refunded_total" integer DEFAULT 0 NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "sandbox_pay_transactions_prepay_id_unique" UNIQUE("prepay_id"),
+	CONSTRAINT "sandbox_pay_transactions_transaction_id_unique" UNIQUE("transaction_id")
+);
+--> statement-breakpoint
 CREATE TABLE "service_prices" (
 	"id" integer PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "service_prices_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 2147483647 START WITH 1 CACHE 1),
 	"venue_id" integer NOT NULL,
@@ -341,6 +415,9 @@ CREATE INDEX "orders_member_idx" ON "orders" USING btree ("member_id","created_a
 CREATE INDEX "orders_merchant_idx" ON "orders" USING btree ("merchant_id","created_at");--> statement-breakpoint
 CREATE INDEX "orders_status_idx" ON "orders" USING btree ("status");--> statement-breakpoint
 CREATE INDEX "packages_merchant_idx" ON "packages" USING btree ("merchant_id");--> statement-breakpoint
+CREATE INDEX "sandbox_pay_notifications_due_idx" ON "sandbox_pay_notifications" USING btree ("next_attempt_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "sandbox_pay_refunds_no_uq" ON "sandbox_pay_refunds" USING btree ("mchid","out_refund_no");--> statement-breakpoint
+CREATE UNIQUE INDEX "sandbox_pay_tx_out_trade_no_uq" ON "sandbox_pay_transactions" USING btree ("mchid","out_trade_no");--> statement-breakpoint
 CREATE INDEX "service_prices_venue_idx" ON "service_prices" USING btree ("venue_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "share_rules_venue_partner_uq" ON "share_rules" USING btree ("venue_id","partner_account_id");--> statement-breakpoint
 CREATE INDEX "share_rules_merchant_idx" ON "share_rules" USING btree ("merchant_id");--> statement-breakpoint
