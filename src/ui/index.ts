@@ -1,0 +1,15 @@
+/** Presentational daisyUI components: props in, callbacks out, no actors (STYLE.md point 10). */
+export { PageHeader, type PageHeaderProps } from './page-header';
+export {
+  Loading,
+  EmptyState,
+  ErrorState,
+  NoPermission,
+  type LoadingProps,
+  type EmptyStateProps,
+  type ErrorStateProps,
+  type NoPermissionProps,
+} from './states';
+export { ConfirmDialog, type ConfirmDialogProps } from './confirm-dialog';
+export { Money, type MoneyProps } from './money';
+export { Toast, type ToastProps } from './toast';
