@@ -1,0 +1,67 @@
+/**
+ * Member (end-user) sessions behind the HttpOnly `sid` cookie: a random token, only its SHA-256 stored, 30 days.
+ * Owns creating, resolving and revoking them; the cookie attributes live here too so every route sets them alike.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import type { Db, Tx } from '../db/client';
+import { member_sessions } from '../db/schema';
+
+export const MEMBER_COOKIE = 'sid';
+export const MEMBER_SESSION_DAYS = 30;
+const DAY_MS = 24 * 3600 * 1000;
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+export const newToken = () => randomBytes(32).toString('base64url');
+
+/** Creates a session for the member and returns its token (to put in the cookie; never stored in clear). */
+export async function createMemberSession(tx: Db | Tx, member_id: number, now: Date): Promise<string> {
+  const token = newToken();
+  await tx.insert(member_sessions).values({
+    member_id,
+    token_hash: hashToken(token),
+    expires_at: new Date(now.getTime() + MEMBER_SESSION_DAYS * DAY_MS),
+    created_at: now,
+  });
+  return token;
+}
+
+/** The member behind a token, or null when unknown, expired or revoked. */
+export async function memberIdForToken(db: Db, token: string, now: Date): Promise<number | null> {
+  if (token.length < 16 || token.length > 128) return null;
+  const [row] = await db
+    .select({ member_id: member_sessions.member_id })
+    .from(member_sessions)
+    .where(
+      and(
+        eq(member_sessions.token_hash, hashToken(token)),
+        gt(member_sessions.expires_at, now),
+        isNull(member_sessions.revoked_at),
+      ),
+    );
+  return row?.member_id ?? null;
+}
+
+export async function revokeMemberSession(db: Db, token: string, now: Date): Promise<void> {
+  await db
+    .update(member_sessions)
+    .set({ revoked_at: now })
+    .where(and(eq(member_sessions.token_hash, hashToken(token)), isNull(member_sessions.revoked_at)));
+}
+
+/** HttpOnly (scripts never see it), SameSite=Lax (sent on the top-level return from WeChat), Secure on https. */
+export function setMemberCookie(c: Context, token: string, publicUrl: string): void {
+  setCookie(c, MEMBER_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'Lax',
+    path: '/',
+    secure: publicUrl.startsWith('https://'),
+    maxAge: MEMBER_SESSION_DAYS * 24 * 3600,
+  });
+}
+
+export function clearMemberCookie(c: Context, publicUrl: string): void {
+  deleteCookie(c, MEMBER_COOKIE, { path: '/', secure: publicUrl.startsWith('https://') });
+}

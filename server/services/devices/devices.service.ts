@@ -1,0 +1,251 @@
+/**
+ * The devices service: owns the gateway connection, turns gateway events (acks, refusals, heartbeats, offline
+ * notices) into session and device rows, and runs the scheduler that drives session ends, acknowledgement
+ * deadlines and unsent start commands from the database. Nothing here is kept only in memory: a restarted or a
+ * second instance picks up where the first left off.
+ */
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { device_sessions, devices } from '../../db/schema';
+import type { DeviceGateway, GatewayEvent } from './gateway';
+import {
+  endSession,
+  failSession,
+  markRunning,
+  parseCommandId,
+  REFUND_REASONS,
+  startCommandId,
+  stopCommandId,
+  stopRunningSession,
+  type RefundOrder,
+  type SessionRow,
+} from './lifecycle';
+
+export interface DevicesServiceOptions {
+  db: Db;
+  gateway: DeviceGateway;
+  now: () => Date;
+  refundOrder: RefundOrder;
+  /** Scheduler period; default 1000 ms. */
+  tickMs?: number;
+  /** PostgreSQL: lock due rows with SKIP LOCKED so several instances share the work. PGlite has one connection. */
+  skipLocked?: boolean;
+}
+
+export interface TickResult {
+  dispatched: number;
+  failed: number;
+  ended: number;
+}
+
+export interface DevicesService {
+  readonly gateway: DeviceGateway;
+  /**
+   * Sends the start command of a `starting` session. Call it after the transaction that ran `beginSession`
+   * committed. Safe to call twice or to race the scheduler: only the caller that marks `command_sent_at` sends.
+   */
+  dispatch(session_id: number): Promise<void>;
+  /** One scheduler pass: unsent commands, missed acknowledgement deadlines, sessions due to end. */
+  tick(): Promise<TickResult>;
+  /** Subscribes to the gateway, opens it and starts the periodic tick; the returned function undoes all that. */
+  start(): Promise<() => Promise<void>>;
+  /** Member stop: returns the stopped session, or null when the session was not running. */
+  stop(session_id: number): Promise<SessionRow | null>;
+  /** Resolves when every gateway event received so far has been written (tests). */
+  settle(): Promise<void>;
+  /** Applies one gateway event now (what the subscription does). */
+  handle(event: GatewayEvent): Promise<void>;
+}
+
+const BATCH = 50;
+
+export function createDevicesService(opts: DevicesServiceOptions): DevicesService {
+  const { db, gateway, now, refundOrder } = opts;
+  const tickMs = opts.tickMs ?? 1000;
+  const pending = new Set<Promise<void>>();
+
+  const serialOf = async (deviceId: number) => {
+    const [d] = await db.select({ serial: devices.serial }).from(devices).where(eq(devices.id, deviceId));
+    return d?.serial;
+  };
+
+  const sendStop = async (session: { id: number; device_id: number }) => {
+    const serial = await serialOf(session.device_id);
+    if (serial) await gateway.stop(serial, stopCommandId(session.id));
+  };
+
+  async function dispatch(session_id: number): Promise<void> {
+    const [s] = await db
+      .update(device_sessions)
+      .set({ command_sent_at: now() })
+      .where(
+        and(
+          eq(device_sessions.id, session_id),
+          eq(device_sessions.status, 'starting'),
+          isNull(device_sessions.command_sent_at),
+        ),
+      )
+      .returning({
+        id: device_sessions.id,
+        device_id: device_sessions.device_id,
+        minutes: device_sessions.minutes,
+      });
+    if (!s) return;
+    const serial = await serialOf(s.device_id);
+    if (!serial) return;
+    // A send that throws leaves the session `starting`: the deadline refunds it, which is the safe outcome.
+    await gateway.start(serial, s.minutes, startCommandId(s.id));
+  }
+
+  async function onAck(commandId: string, at: Date) {
+    const cmd = parseCommandId(commandId);
+    if (!cmd || cmd.kind !== 'start') return;
+    const started = await db.transaction((tx) => markRunning(tx, cmd.session_id, at));
+    if (started) return;
+    // Acknowledged after the session failed (deadline passed, money refunded): nobody paid for this run.
+    const [s] = await db
+      .select({
+        id: device_sessions.id,
+        device_id: device_sessions.device_id,
+        status: device_sessions.status,
+      })
+      .from(device_sessions)
+      .where(eq(device_sessions.id, cmd.session_id));
+    if (s && s.status === 'failed') await sendStop(s);
+  }
+
+  async function onRefused(commandId: string, at: Date) {
+    const cmd = parseCommandId(commandId);
+    if (!cmd || cmd.kind !== 'start') return;
+    await db.transaction((tx) => failSession(tx, refundOrder, cmd.session_id, REFUND_REASONS.refused, at));
+  }
+
+  async function handle(event: GatewayEvent): Promise<void> {
+    switch (event.type) {
+      case 'ack':
+        return onAck(event.command_id, event.at);
+      case 'refused':
+        return onRefused(event.command_id, event.at);
+      case 'heartbeat': {
+        if (event.serials.length === 0) return;
+        // A device that comes back after an offline notice is idle again (or running, if a session is active).
+        await db
+          .update(devices)
+          .set({
+            last_heartbeat_at: event.at,
+            status: sql`case when ${devices.status} = 'offline' then (case when exists (select 1 from ${device_sessions} where ${device_sessions.device_id} = ${devices.id} and ${device_sessions.status} in ('starting', 'running')) then 'running' else 'idle' end) else ${devices.status} end`,
+          })
+          .where(inArray(devices.serial, event.serials));
+        return;
+      }
+      case 'offline':
+        await db
+          .update(devices)
+          .set({ status: 'offline' })
+          .where(and(eq(devices.serial, event.serial), inArray(devices.status, ['idle', 'running'])));
+        return;
+    }
+  }
+
+  const track = (p: Promise<void>) => {
+    const q = p.catch((err) => console.error('device event handling failed:', err));
+    pending.add(q);
+    void q.finally(() => pending.delete(q));
+  };
+
+  async function dueIds(
+    status: 'starting' | 'running',
+    at: Date,
+    tx: Parameters<Parameters<Db['transaction']>[0]>[0],
+  ) {
+    const column = status === 'starting' ? device_sessions.ack_deadline : device_sessions.ends_at;
+    const q = tx
+      .select({ id: device_sessions.id })
+      .from(device_sessions)
+      .where(and(eq(device_sessions.status, status), lte(column, at)))
+      .orderBy(asc(column))
+      .limit(BATCH);
+    const rows = opts.skipLocked ? await q.for('update', { skipLocked: true }) : await q.for('update');
+    return rows.map((r) => r.id);
+  }
+
+  async function tick(): Promise<TickResult> {
+    const at = now();
+    const result: TickResult = { dispatched: 0, failed: 0, ended: 0 };
+
+    const unsent = await db
+      .select({ id: device_sessions.id })
+      .from(device_sessions)
+      .where(and(eq(device_sessions.status, 'starting'), isNull(device_sessions.command_sent_at)))
+      .limit(BATCH);
+    for (const { id } of unsent) {
+      await dispatch(id);
+      result.dispatched++;
+    }
+
+    // Each batch in its own transaction: locked rows stay locked only as long as their refunds take.
+    for (;;) {
+      const n = await db.transaction(async (tx) => {
+        let done = 0;
+        for (const id of await dueIds('starting', at, tx)) {
+          if (await failSession(tx, refundOrder, id, REFUND_REASONS.noAck, at)) done++;
+        }
+        return done;
+      });
+      result.failed += n;
+      if (n < BATCH) break;
+    }
+    for (;;) {
+      const n = await db.transaction(async (tx) => {
+        let done = 0;
+        for (const id of await dueIds('running', at, tx)) {
+          if (await endSession(tx, id, at)) done++;
+        }
+        return done;
+      });
+      result.ended += n;
+      if (n < BATCH) break;
+    }
+    return result;
+  }
+
+  return {
+    gateway,
+    dispatch,
+    tick,
+    handle,
+    async settle() {
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
+    async stop(session_id) {
+      const s = await db.transaction((tx) => stopRunningSession(tx, refundOrder, session_id, now()));
+      if (s) await sendStop(s).catch((err) => console.error('device stop command failed:', err));
+      return s;
+    },
+    async start() {
+      const unsubscribe = gateway.subscribe((event) => track(handle(event)));
+      await gateway.open();
+      let running = false;
+      let stopped = false;
+      let inFlight: Promise<unknown> = Promise.resolve();
+      const timer = setInterval(() => {
+        if (running || stopped) return;
+        running = true;
+        inFlight = tick()
+          .catch((err) => console.error('device scheduler tick failed:', err))
+          .finally(() => {
+            running = false;
+          });
+      }, tickMs);
+      timer.unref?.();
+      return async () => {
+        stopped = true;
+        clearInterval(timer);
+        unsubscribe();
+        await inFlight;
+        await gateway.close();
+        while (pending.size > 0) await Promise.all([...pending]);
+      };
+    },
+  };
+}
