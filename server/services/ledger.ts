@@ -1,0 +1,176 @@
+/**
+ * The double-entry ledger (DESIGN.md section 6, docs/money.md): the only code that writes a wallet balance. Every
+ * movement is one `ledger_transactions` row whose entries sum to zero; each entry changes one bucket (principal,
+ * bonus, frozen) of one wallet, and the wallet row is updated in the same DB transaction. The CHECK constraint on
+ * `wallets` refuses a negative balance of any non-external wallet, so an overdraft aborts the whole movement.
+ */
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Tx } from '../db/client';
+import { ledger_entries, ledger_transactions, wallets } from '../db/schema';
+
+export type Bucket = 'principal' | 'bonus' | 'frozen';
+export type Wallet = typeof wallets.$inferSelect;
+
+/** Kinds of ledger transactions written by the money code (reports group by them). */
+export type LedgerKind = 'recharge' | 'consume' | 'refund' | (string & {});
+
+/** External wallets: money outside the system. They may go negative (that is the money that came in). */
+export type ExternalCode = 'wechat' | 'cash' | 'promotion' | 'payout';
+
+export interface Entry {
+  wallet_id: number;
+  bucket: Bucket;
+  /** Signed fen: positive credits the bucket, negative debits it. */
+  amount_fen: number;
+}
+
+export interface PostInput {
+  kind: LedgerKind;
+  order_id?: number | null;
+  withdrawal_id?: number | null;
+  memo?: string;
+  entries: Entry[];
+}
+
+/** A movement that does not balance or is not whole fen: a programming error, never user input. */
+export class LedgerError extends Error {
+  override readonly name = 'LedgerError';
+}
+
+/**
+ * Writes one balanced movement: merges entries per (wallet, bucket), drops zeros, inserts the transaction and its
+ * entries and updates the balances (in wallet id order, so concurrent movements lock rows in the same order).
+ * Returns the ledger transaction id.
+ */
+export async function postTransaction(tx: Tx, input: PostInput): Promise<number> {
+  const merged = new Map<string, Entry>();
+  for (const e of input.entries) {
+    if (!Number.isSafeInteger(e.amount_fen)) throw new LedgerError(`not whole fen: ${e.amount_fen}`);
+    const key = `${e.wallet_id}:${e.bucket}`;
+    const prev = merged.get(key);
+    merged.set(key, { ...e, amount_fen: (prev?.amount_fen ?? 0) + e.amount_fen });
+  }
+  const entries = [...merged.values()]
+    .filter((e) => e.amount_fen !== 0)
+    .sort((a, b) => a.wallet_id - b.wallet_id || a.bucket.localeCompare(b.bucket));
+  const sum = entries.reduce((s, e) => s + e.amount_fen, 0);
+  if (sum !== 0) throw new LedgerError(`ledger transaction ${input.kind} does not balance: ${sum}`);
+  if (entries.length === 0) throw new LedgerError(`ledger transaction ${input.kind} moves nothing`);
+
+  const [txn] = await tx
+    .insert(ledger_transactions)
+    .values({
+      kind: input.kind,
+      order_id: input.order_id ?? null,
+      withdrawal_id: input.withdrawal_id ?? null,
+      memo: input.memo ?? '',
+    })
+    .returning({ id: ledger_transactions.id });
+  if (!txn) throw new LedgerError('ledger transaction not inserted');
+  await tx
+    .insert(ledger_entries)
+    .values(
+      entries.map((e) => ({
+        transaction_id: txn.id,
+        wallet_id: e.wallet_id,
+        bucket: e.bucket,
+        amount_fen: e.amount_fen,
+      })),
+    );
+
+  // One UPDATE per wallet, all buckets at once.
+  const perWallet = new Map<number, Record<Bucket, number>>();
+  for (const e of entries) {
+    const w = perWallet.get(e.wallet_id) ?? { principal: 0, bonus: 0, frozen: 0 };
+    w[e.bucket] += e.amount_fen;
+    perWallet.set(e.wallet_id, w);
+  }
+  for (const [walletId, d] of [...perWallet.entries()].sort((a, b) => a[0] - b[0])) {
+    await tx
+      .update(wallets)
+      .set({
+        principal_fen: sql`${wallets.principal_fen} + ${d.principal}`,
+        bonus_fen: sql`${wallets.bonus_fen} + ${d.bonus}`,
+        frozen_fen: sql`${wallets.frozen_fen} + ${d.frozen}`,
+      })
+      .where(eq(wallets.id, walletId));
+  }
+  return txn.id;
+}
+
+// ---------------------------------------------------------------- finding (or opening) wallets
+
+async function firstWallet(
+  tx: Tx,
+  where: ReturnType<typeof and>,
+  lock: boolean,
+): Promise<Wallet | undefined> {
+  const q = tx.select().from(wallets).where(where).orderBy(asc(wallets.id)).limit(1);
+  const rows = lock ? await q.for('update') : await q;
+  return rows[0];
+}
+
+/**
+ * Get-or-create: concurrent callers both insert with ON CONFLICT DO NOTHING (the partial unique indexes make the
+ * second one a no-op once the first commits), then read the one row.
+ */
+async function getOrCreate(
+  tx: Tx,
+  where: ReturnType<typeof and>,
+  values: typeof wallets.$inferInsert,
+  lock = false,
+): Promise<Wallet> {
+  const found = await firstWallet(tx, where, lock);
+  if (found) return found;
+  await tx.insert(wallets).values(values).onConflictDoNothing();
+  const created = await firstWallet(tx, where, lock);
+  if (!created) throw new LedgerError(`wallet could not be opened: ${JSON.stringify(values)}`);
+  return created;
+}
+
+/** A member's wallet at one merchant (opened with zero balance on first use). `lock` takes a row lock (FOR UPDATE). */
+export function memberWallet(tx: Tx, memberId: number, merchantId: number, opts: { lock?: boolean } = {}) {
+  return getOrCreate(
+    tx,
+    and(eq(wallets.kind, 'member'), eq(wallets.member_id, memberId), eq(wallets.merchant_id, merchantId)),
+    { kind: 'member', member_id: memberId, merchant_id: merchantId },
+    opts.lock ?? false,
+  );
+}
+
+/** The merchant's settlement wallet (online income after platform fee and partner shares). */
+export function merchantWallet(tx: Tx, merchantId: number) {
+  return getOrCreate(tx, and(eq(wallets.kind, 'merchant'), eq(wallets.merchant_id, merchantId)), {
+    kind: 'merchant',
+    merchant_id: merchantId,
+  });
+}
+
+/** A partner account's share-income wallet. */
+export function partnerWallet(tx: Tx, accountId: number, merchantId: number | null) {
+  return getOrCreate(tx, and(eq(wallets.kind, 'partner'), eq(wallets.account_id, accountId)), {
+    kind: 'partner',
+    account_id: accountId,
+    merchant_id: merchantId,
+  });
+}
+
+/** The platform's fee-income wallet (one; the seed may have opened it under any code). */
+export async function platformWallet(tx: Tx): Promise<Wallet> {
+  const found = await firstWallet(tx, and(eq(wallets.kind, 'platform')), false);
+  if (found) return found;
+  return getOrCreate(tx, and(eq(wallets.kind, 'platform')), { kind: 'platform', code: 'platform' });
+}
+
+/** An external wallet by code (wechat, cash, promotion, payout). */
+export function externalWallet(tx: Tx, code: ExternalCode) {
+  return getOrCreate(tx, and(eq(wallets.kind, 'external'), eq(wallets.code, code)), {
+    kind: 'external',
+    code,
+  });
+}
+
+/** Principal plus bonus: what the member can spend. */
+export function spendable(w: Pick<Wallet, 'principal_fen' | 'bonus_fen'>): number {
+  return w.principal_fen + w.bonus_fen;
+}
