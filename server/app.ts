@@ -1,0 +1,73 @@
+/**
+ * The Hono application: cross-cutting middleware (request id + log line, body limit, security headers), every
+ * `/backend/*` router, the error and not-found shapes, and (when SERVE_CLIENT) the built client with history fallback.
+ * Built from `AppDeps` only, so tests run it in-process with `app.request(...)` against a real database.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppDeps, AppEnv } from './context';
+import { authRoutes } from './auth/auth.routes';
+import { permissionsRoutes } from './auth/permissions.routes';
+import { dashboardRoutes } from './dashboard/dashboard.routes';
+import { healthRoutes } from './health/health.routes';
+import { payloadTooLarge, renderError } from './lib/errors';
+import { requestLog } from './lib/request-log.middleware';
+import { securityHeaders } from './lib/security-headers.middleware';
+import { serveClient } from './lib/static';
+
+/** Ceiling for any request body on the API; JSON endpoints apply a smaller one in parseJson. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', requestLog({ log: deps.env.LOG_REQUESTS }));
+  app.use('*', async (c, next) => {
+    c.set('deps', deps);
+    await next();
+  });
+  if (deps.env.NODE_ENV === 'production') app.use('*', securityHeaders());
+  app.use(
+    '/backend/*',
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => renderError(payloadTooLarge(), c) }),
+  );
+  // API answers are per user and change with every write: never cache them in between.
+  app.use('/backend/*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+  });
+
+  // ---------------------------------------------------------------- foundation (server-core)
+  app.route('/backend/health', healthRoutes());
+  app.route('/backend/auth', authRoutes());
+  app.route('/backend/admin/permissions', permissionsRoutes());
+  app.route('/backend/dashboard', dashboardRoutes());
+
+  // ---------------------------------------------------------------- public, no sign-in: /backend/api
+  // app.route('/backend/api', publicRoutes(deps));
+
+  // ---------------------------------------------------------------- end users (member cookie): /backend/user
+  // app.route('/backend/user', userRoutes(deps));
+
+  // ---------------------------------------------------------------- WeChat sign-in + pay notify: /backend/wechat
+  // app.route('/backend/wechat', wechatRoutes(deps));
+
+  // ---------------------------------------------------------------- WeChat sandboxes: /backend/sandbox
+  // app.route('/backend/sandbox', sandboxRoutes(deps));
+
+  // ---------------------------------------------------------------- staff features (bearer): /backend/admin, ...
+  // app.route('/backend/merchant', merchantRoutes(deps));
+
+  // ---------------------------------------------------------------- the built client
+  if (deps.env.SERVE_CLIENT) {
+    app.get('*', async (c, next) => (await serveClient(c)) ?? next());
+  }
+
+  app.notFound((c) =>
+    c.req.path === '/backend' || c.req.path.startsWith('/backend/')
+      ? c.json({ code: 'NOT_FOUND', message: '接口不存在' }, 404)
+      : c.text('Not Found', 404),
+  );
+  app.onError((err, c) => renderError(err, c));
+  return app;
+}

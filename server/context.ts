@@ -1,0 +1,50 @@
+/**
+ * What every request handler can reach. `AppDeps` is built once by `startServer` (or by a test) and put on the
+ * context as `c.var.deps`; parts of the server add OPTIONAL fields here (wechat, devices, ...) so tests that do
+ * not need them can leave them out.
+ */
+import type { Db } from './db/client';
+import type { Env } from './env';
+
+/**
+ * A start hook: runs after the DB is open, migrated and seeded, before the server listens. Return a stop function
+ * (awaited on close, in reverse order) for background work such as schedulers and the device simulator.
+ */
+export type StartHook = (
+  deps: AppDeps,
+) => void | (() => Promise<void> | void) | Promise<void | (() => Promise<void> | void)>;
+
+export interface AppDeps {
+  db: Db;
+  env: Env;
+  /** The clock; tests move it to expire tokens and sessions. */
+  now: () => Date;
+  /** 'pglite' or 'postgres' (health reports it). */
+  dbKind?: 'pglite' | 'postgres';
+  /** Background work started with the server and stopped on close; see StartHook. */
+  onStart?: StartHook[];
+  // ---- other engineers: add optional fields below (wechat?, devices?, ...) ----
+}
+
+export type StaffRole = 'admin' | 'merchant' | 'partner' | 'employee';
+
+/** The signed-in staff account, resolved from the bearer token only (never from X-UserLevel / X-MerchantID). */
+export type StaffAuth = {
+  account_id: number;
+  level: number;
+  role: StaffRole;
+  merchant_id: number | null;
+  name: string;
+  features: Set<string>;
+  /** Id of the auth_tokens row (logout revokes it). */
+  token_id?: number;
+};
+
+export type AppEnv = {
+  Variables: {
+    deps: AppDeps;
+    staff?: StaffAuth;
+    member_id?: number;
+    request_id: string;
+  };
+};

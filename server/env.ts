@@ -1,0 +1,85 @@
+/**
+ * Configuration from the environment, validated once at start-up. A bad value stops the process with a message that
+ * names every offending variable, instead of failing later on the first request that needs it.
+ * Other parts add their own variables (WECHAT_APPID, ...) to `EnvSchema` below; keep them optional with defaults so
+ * that `npm start` works with no configuration at all.
+ */
+import { z } from 'zod';
+
+const bool = (fallback: boolean) =>
+  z
+    .union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no', ''])])
+    .optional()
+    .transform((v) =>
+      v === undefined || v === '' ? fallback : v === true || v === '1' || v === 'true' || v === 'yes',
+    );
+
+const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+export const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce
+    .number()
+    .int()
+    .min(0, 'PORT 必须是 0 到 65535 的整数')
+    .max(65535, 'PORT 必须是 0 到 65535 的整数')
+    .default(8080),
+  /** Interface to listen on; 0.0.0.0 so a phone on the LAN can open the pay links. */
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL 必须以 postgres:// 或 postgresql:// 开头')
+      .optional(),
+  ),
+  SEED: z.enum(['demo', 'none']).default('demo'),
+  TZ: z.string().min(1).default('Asia/Shanghai'),
+  PUBLIC_URL: z.preprocess(emptyToUndefined, z.url('PUBLIC_URL 必须是完整的网址').optional()),
+  SERVE_CLIENT: bool(true),
+  TOKEN_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24 * 7),
+  /** Quiet the per-request log line (tests). */
+  LOG_REQUESTS: bool(true),
+  // ---- other engineers: add variables below (optional, with defaults) ----
+});
+
+/** What callers pass in: raw strings from process.env, or typed overrides from tests. */
+export type EnvInput = { [K in keyof z.input<typeof EnvSchema>]?: z.input<typeof EnvSchema>[K] | string };
+export type Env = z.output<typeof EnvSchema> & { PUBLIC_URL: string };
+
+export class EnvError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`配置错误 (invalid environment):\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    this.name = 'EnvError';
+  }
+}
+
+/** Parses the environment; overrides win over `source`. Throws EnvError listing every bad variable. */
+export function parseEnv(
+  overrides: EnvInput = {},
+  source: Record<string, string | undefined> = process.env,
+): Env {
+  const keys = Object.keys(EnvSchema.shape) as (keyof EnvInput)[];
+  const raw: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = k in overrides ? overrides[k] : source[k];
+    if (v !== undefined) raw[k] = v;
+  }
+  const parsed = EnvSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new EnvError(
+      parsed.error.issues.map((i) => {
+        const name = i.path.join('.') || '(env)';
+        return `${name}=${JSON.stringify(raw[name] ?? null)}: ${i.message}`;
+      }),
+    );
+  }
+  const env = parsed.data;
+  const port = env.PORT || 8080;
+  return { ...env, PUBLIC_URL: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '') };
+}

@@ -1,0 +1,72 @@
+/**
+ * The one error shape of the API (DESIGN.md 7): HTTP status + `{ code, message, details? }`, message in Chinese.
+ * Handlers throw HttpError; `errorHandler` renders it. Anything else is a bug: logged, answered 500 without details.
+ */
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    /** Extra response headers (e.g. Retry-After). */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const badRequest = (
+  message = '请求参数有误',
+  details?: Record<string, unknown>,
+  code = 'BAD_REQUEST',
+) => new HttpError(400, code, message, details);
+export const validationFailed = (details: Record<string, unknown>, message = '请求参数有误') =>
+  new HttpError(400, 'VALIDATION_FAILED', message, details);
+export const unauthorized = (message = '请先登录', code = 'UNAUTHORIZED') =>
+  new HttpError(401, code, message);
+export const forbidden = (message = '没有权限执行此操作', code = 'FORBIDDEN') =>
+  new HttpError(403, code, message);
+export const notFound = (message = '资源不存在', code = 'NOT_FOUND') => new HttpError(404, code, message);
+export const conflict = (code: string, message: string, details?: Record<string, unknown>) =>
+  new HttpError(409, code, message, details);
+export const payloadTooLarge = (message = '请求内容过大') => new HttpError(413, 'PAYLOAD_TOO_LARGE', message);
+export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
+  new HttpError(
+    429,
+    'TOO_MANY_ATTEMPTS',
+    message,
+    { retry_after_seconds: retryAfterSeconds },
+    {
+      'Retry-After': String(retryAfterSeconds),
+    },
+  );
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** Renders an error; unknown errors are logged with the request id and hidden from the caller. */
+export function renderError(err: unknown, c: Context): Response {
+  if (err instanceof HttpError) {
+    const body: ErrorBody = { code: err.code, message: err.message };
+    if (err.details) body.details = err.details;
+    return c.json(body, err.status, err.headers);
+  }
+  if (err instanceof HTTPException) {
+    // Hono's own (e.g. malformed request it rejected before us): keep the status, our shape.
+    const status = err.status;
+    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : 'BAD_REQUEST';
+    const message = status === 413 ? '请求内容过大' : status === 401 ? '请先登录' : '请求有误';
+    return c.json({ code, message } satisfies ErrorBody, status);
+  }
+  const rid = (c.get('request_id' as never) as string | undefined) ?? '-';
+  console.error(`[${rid}] unexpected error on ${c.req.method} ${c.req.path}:`, err);
+  return c.json({ code: 'INTERNAL', message: '服务器内部错误' } satisfies ErrorBody, 500);
+}

@@ -1,0 +1,65 @@
+/**
+ * Serves the built client from `dist/`: files as they are, hashed `/assets/*` cached for a year (immutable), and
+ * `index.html` for every other GET that is not an API path (history fallback), always `Cache-Control: no-cache`
+ * because WeChat's browser caches pages hard and must pick up a new build at once.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Context } from 'hono';
+import { getMimeType } from 'hono/utils/mime';
+
+export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist');
+
+async function readFileIfAny(file: string): Promise<Buffer | undefined> {
+  try {
+    const st = await fs.stat(file);
+    if (!st.isFile()) return undefined;
+    return await fs.readFile(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function toArrayBuffer(b: Buffer): ArrayBuffer {
+  return new Uint8Array(b).buffer;
+}
+
+/** Handles GET/HEAD for non-API paths; returns undefined when the request is not ours (let it 404). */
+export async function serveClient(c: Context, distDir = DIST_DIR): Promise<Response | undefined> {
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return undefined;
+  const reqPath = c.req.path;
+  if (reqPath === '/backend' || reqPath.startsWith('/backend/')) return undefined;
+  let rel: string;
+  try {
+    rel = decodeURIComponent(reqPath);
+  } catch {
+    return undefined;
+  }
+  const file = path.resolve(distDir, '.' + path.posix.normalize('/' + rel));
+  // Never leave dist/ (path traversal), never serve dotfiles.
+  if (
+    (file !== distDir && !file.startsWith(distDir + path.sep)) ||
+    /(^|[\\/])\./.test(path.relative(distDir, file))
+  ) {
+    return undefined;
+  }
+  const isIndex = reqPath === '/' || reqPath.endsWith('/index.html');
+  const body = isIndex ? undefined : await readFileIfAny(file);
+  if (body) {
+    const type = getMimeType(file) ?? 'application/octet-stream';
+    const cache = reqPath.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+    return c.body(toArrayBuffer(body), 200, {
+      'Content-Type': type,
+      'Cache-Control': cache,
+    });
+  }
+  // A missing hashed asset is a real 404 (an old page asking for a file of a previous build), not the app shell.
+  if (reqPath.startsWith('/assets/') || (path.extname(reqPath) !== '' && !isIndex)) return undefined;
+  const index = await readFileIfAny(path.join(distDir, 'index.html'));
+  if (!index) return undefined;
+  return c.body(toArrayBuffer(index), 200, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-cache',
+  });
+}
