@@ -10,6 +10,7 @@ import type { AppDeps, StartHook } from './context';
 import { openDatabase } from './db/client';
 import { parseEnv, type EnvInput } from './env';
 import { demoInfo, ensureBaseData, formatBanner, seedDemo } from './seed';
+import { devicesStartHook } from './services/devices/devices.start-hook';
 
 /**
  * Background work started with every server (schedulers, the device simulator, ...): add ONE import + ONE entry
@@ -18,6 +19,7 @@ import { demoInfo, ensureBaseData, formatBanner, seedDemo } from './seed';
  */
 const START_HOOKS: StartHook[] = [
   // ---- other engineers: add hooks below ----
+  devicesStartHook,
 ];
 
 export interface StartOptions {
