@@ -308,8 +308,13 @@ export interface SandboxNotifyOptions {
   duplicate?: boolean;
   /** Before the real one, send a SIGNTEST probe (its signature does not verify). */
   probe?: boolean;
-  /** Send a notification whose amount differs from the order (a "fake" notice; correctly signed). */
+  /**
+   * Instead of the real notification, send one whose amount is this (a correctly signed "fake" notice the merchant
+   * must refuse by comparing amounts). The transaction is still SUCCESS, so an order query shows the truth.
+   */
   wrongAmountFen?: number;
+  /** Mark the transaction paid but send no notification (a "late notification": the merchant must query). */
+  silent?: boolean;
   /** Wait this long (ms) before the first delivery. */
   delayMs?: number;
 }
@@ -322,8 +327,13 @@ export interface WechatSandboxHandle {
   confirmPayment(prepayId: string, opts?: SandboxNotifyOptions): Promise<Transaction>;
   /** Waits until every queued notification was delivered or gave up (tests). */
   drainNotifications(): Promise<void>;
-  /** Stops the delivery timers. */
-  stop(): void;
+  /** Builds a notification for `transaction` signed like WeChat's (or with a probe / bad signature), for tests. */
+  signedNotification(
+    transaction: Transaction,
+    opts?: { signature?: 'valid' | 'probe' | 'bad'; timestampOffsetS?: number; eventType?: string },
+  ): { body: string; headers: Record<string, string> };
+  /** Stops the delivery timers (resolves after the delivery in flight, if any). */
+  stop(): Promise<void>;
 }
 
 export interface Wechat {

@@ -1,0 +1,136 @@
+/**
+ * The WeChat sandboxes, assembled: OAuth at `/backend/sandbox/wechat`, Pay v3 and the cashier at
+ * `/backend/sandbox/wechatpay`. Returns the routes (mount them at SANDBOX_MOUNT) and the configurations with which
+ * the PRODUCTION clients (WechatOAuthClient, WechatPayClient) talk to the sandbox over real HTTP.
+ */
+import { Hono } from 'hono';
+import type { Db } from '../db/client';
+import type {
+  FetchLike,
+  JsapiPayParams,
+  SandboxNotifyOptions,
+  Transaction,
+  WechatOAuthConfig,
+  WechatPayConfig,
+  WechatSandboxHandle,
+} from '../wechat/types';
+import type { SandboxContext } from './context';
+import { loadSandboxKeys, type SandboxKeys } from './keys';
+import { NotificationSender } from './notifier';
+import { oauthSandboxRoutes } from './oauth.sandbox';
+import { paySandboxRoutes, SandboxPayService } from './pay.sandbox';
+
+/** Where the app mounts `routes`. */
+export const SANDBOX_MOUNT = '/backend/sandbox';
+export const OAUTH_SANDBOX_PATH = `${SANDBOX_MOUNT}/wechat`;
+export const PAY_SANDBOX_PATH = `${SANDBOX_MOUNT}/wechatpay`;
+
+export interface WechatSandboxOptions {
+  /** The app's public origin (`PUBLIC_URL`): base of the sandbox URLs; its host is the 网页授权域名. */
+  publicUrl: string;
+  db: Db;
+  /** Payment notify URL given to prepay (absolute, no query). */
+  notifyUrl: string;
+  refundNotifyUrl?: string;
+  /** Clock in ms (tests move it to expire codes). */
+  now?: () => number;
+  /** Used by the clients and by the notification sender (tests may pass an in-process `app.request`). */
+  fetch?: FetchLike;
+  /** Compresses WeChat's retry schedule (default 1 = real time). */
+  retryFactor?: number;
+  /** Queue polling period in ms (default 1000). */
+  pollMs?: number;
+  /** Extra hostnames accepted in redirect_uri besides the publicUrl's. */
+  allowedHosts?: string[];
+  /** Fixed credentials (default: generated once and kept in the DB). */
+  keys?: SandboxKeys;
+}
+
+export interface WechatSandbox extends WechatSandboxHandle {
+  /** Mount at SANDBOX_MOUNT. */
+  routes: Hono;
+  keys: SandboxKeys;
+  oauthConfig: WechatOAuthConfig;
+  payConfig: WechatPayConfig;
+  payService: SandboxPayService;
+  /** Starts the notification delivery timer. */
+  start(): void;
+}
+
+/** Builds the sandboxes on the given DB (credentials are loaded or generated there). */
+export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<WechatSandbox> {
+  const publicUrl = opts.publicUrl.replace(/\/+$/, '');
+  const keys = opts.keys ?? (await loadSandboxKeys(opts.db));
+  const now = opts.now ?? Date.now;
+  const fetch: FetchLike = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const sender = new NotificationSender({
+    db: opts.db,
+    keys,
+    fetch,
+    now,
+    retryFactor: opts.retryFactor ?? 1,
+    pollMs: opts.pollMs ?? 1000,
+  });
+  const ctx: SandboxContext = {
+    db: opts.db,
+    keys,
+    now,
+    publicUrl,
+    allowedHosts: [new URL(publicUrl).hostname, ...(opts.allowedHosts ?? [])],
+    sender,
+  };
+  const payService = new SandboxPayService(ctx);
+  const routes = new Hono();
+  routes.route('/wechat', oauthSandboxRoutes(ctx));
+  routes.route('/wechatpay', paySandboxRoutes(ctx, payService));
+
+  return {
+    routes,
+    keys,
+    payService,
+    oauthConfig: {
+      appid: keys.appid,
+      secret: keys.secret,
+      authorizeBase: `${publicUrl}${OAUTH_SANDBOX_PATH}`,
+      apiBase: `${publicUrl}${OAUTH_SANDBOX_PATH}`,
+      fetch,
+      sandbox: true,
+    },
+    payConfig: {
+      appid: keys.appid,
+      mchid: keys.mchid,
+      merchantSerialNo: keys.merchantSerialNo,
+      merchantPrivateKey: keys.merchantPrivateKey,
+      apiV3Key: keys.apiV3Key,
+      platformPublicKeys: { [keys.platformSerial]: keys.platformPublicKey },
+      apiBase: `${publicUrl}${PAY_SANDBOX_PATH}`,
+      notifyUrl: opts.notifyUrl,
+      ...(opts.refundNotifyUrl ? { refundNotifyUrl: opts.refundNotifyUrl } : {}),
+      fetch,
+      now,
+    },
+    cashierUrl(params: JsapiPayParams, returnPath: string): string {
+      // Relative: the cashier is served by this same origin, whatever host the phone used.
+      const q = new URLSearchParams({ ...params, return: returnPath });
+      return `${PAY_SANDBOX_PATH}/cashier?${q.toString()}`;
+    },
+    confirmPayment(prepayId: string, o?: SandboxNotifyOptions): Promise<Transaction> {
+      return payService.confirm(prepayId, o);
+    },
+    drainNotifications: () => sender.drain(),
+    signedNotification(transaction, o = {}) {
+      const env = sender.envelope(
+        transaction,
+        o.eventType ?? 'TRANSACTION.SUCCESS',
+        'transaction',
+        '支付成功',
+      );
+      return sender.sign(JSON.stringify(env), o.signature ?? 'valid', o.timestampOffsetS ?? 0);
+    },
+    start: () => sender.start(),
+    stop: () => sender.stop(),
+  };
+}
+
+export type { SandboxKeys } from './keys';
+export { generateSandboxKeys } from './keys';

@@ -1,0 +1,144 @@
+/**
+ * Chooses live WeChat or the built-in sandbox from the environment and builds the clients. Live mode needs every
+ * credential variable; with none of them set the sandbox runs (and its routes are mounted); a partial set is a
+ * start-up error, because silently falling back to the sandbox in production would take no real money.
+ */
+import fs from 'node:fs';
+import type { Db } from '../db/client';
+import { createWechatSandbox, type WechatSandboxOptions } from '../sandbox/index';
+import { WechatOAuthClient } from './oauth';
+import { WechatPayClient } from './pay';
+import type { FetchLike, Wechat } from './types';
+
+/** Where the payment service receives WeChat Pay notifications (relative to PUBLIC_URL unless WECHAT_NOTIFY_URL). */
+export const PAY_NOTIFY_PATH = '/backend/wechat/pay/notify';
+/** Where refund notifications arrive. */
+export const REFUND_NOTIFY_PATH = '/backend/wechat/refund/notify';
+
+/** The variables read here (all optional; see docs/wechat.md). */
+export interface WechatEnv {
+  PUBLIC_URL: string;
+  WECHAT_APPID?: string | undefined;
+  WECHAT_SECRET?: string | undefined;
+  WECHAT_MCHID?: string | undefined;
+  WECHAT_MCH_SERIAL?: string | undefined;
+  /** PEM text (literal `\n` allowed) or a path to apiclient_key.pem. */
+  WECHAT_MCH_PRIVATE_KEY?: string | undefined;
+  WECHAT_APIV3_KEY?: string | undefined;
+  /** 微信支付公钥 (PEM text or path) or a platform certificate's public key. */
+  WECHAT_PLATFORM_PUBLIC_KEY?: string | undefined;
+  /** Its id (`PUB_KEY_ID_…`) or the platform certificate serial: the `Wechatpay-Serial` WeChat sends. */
+  WECHAT_PLATFORM_PUBLIC_KEY_ID?: string | undefined;
+  WECHAT_NOTIFY_URL?: string | undefined;
+  WECHAT_REFUND_NOTIFY_URL?: string | undefined;
+  WECHAT_OAUTH_AUTHORIZE_BASE?: string | undefined;
+  WECHAT_API_BASE?: string | undefined;
+  WECHAT_PAY_API_BASE?: string | undefined;
+  /** Sandbox only: compresses the notification retry schedule (e.g. 0.001). */
+  WECHAT_SANDBOX_RETRY_FACTOR?: string | number | undefined;
+}
+
+const LIVE_VARS = [
+  'WECHAT_APPID',
+  'WECHAT_SECRET',
+  'WECHAT_MCHID',
+  'WECHAT_MCH_SERIAL',
+  'WECHAT_MCH_PRIVATE_KEY',
+  'WECHAT_APIV3_KEY',
+  'WECHAT_PLATFORM_PUBLIC_KEY',
+  'WECHAT_PLATFORM_PUBLIC_KEY_ID',
+] as const;
+
+export interface CreateWechatOptions {
+  db: Db;
+  /** For the clients and the sandbox's notification sender (tests: an in-process `app.request`). */
+  fetch?: FetchLike;
+  now?: () => number;
+  /** Sandbox tuning (poll period, retry factor, fixed keys, extra hosts). */
+  sandbox?: Partial<Omit<WechatSandboxOptions, 'db' | 'publicUrl' | 'notifyUrl'>>;
+}
+
+/** PEM given inline (with real or `\n`-escaped newlines) or as a file path. */
+function pem(value: string, name: string): string {
+  if (value.includes('-----BEGIN')) return value.replace(/\\n/g, '\n');
+  try {
+    return fs.readFileSync(value, 'utf8');
+  } catch {
+    throw new Error(`${name} 既不是 PEM 文本，也不是可读取的文件路径：${value}`);
+  }
+}
+
+/** Live WeChat when every credential is configured, otherwise the sandbox. */
+export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): Promise<Wechat> {
+  const publicUrl = env.PUBLIC_URL.replace(/\/+$/, '');
+  const notifyUrl = env.WECHAT_NOTIFY_URL || `${publicUrl}${PAY_NOTIFY_PATH}`;
+  const refundNotifyUrl = env.WECHAT_REFUND_NOTIFY_URL || `${publicUrl}${REFUND_NOTIFY_PATH}`;
+  const set = LIVE_VARS.filter((k) => env[k]);
+  if (set.length > 0 && set.length < LIVE_VARS.length) {
+    const missing = LIVE_VARS.filter((k) => !env[k]);
+    throw new Error(
+      `微信配置不完整：已设置 ${set.join(', ')}，还缺少 ${missing.join(', ')}（全部不设置则使用沙箱）`,
+    );
+  }
+
+  if (set.length === LIVE_VARS.length) {
+    const apiV3Key = env.WECHAT_APIV3_KEY!;
+    if (Buffer.byteLength(apiV3Key, 'utf8') !== 32) throw new Error('WECHAT_APIV3_KEY 必须是 32 个字符');
+    for (const [name, url] of [
+      ['WECHAT_NOTIFY_URL', notifyUrl],
+      ['WECHAT_REFUND_NOTIFY_URL', refundNotifyUrl],
+    ] as const) {
+      const u = new URL(url);
+      if (u.protocol !== 'https:' || u.search) {
+        throw new Error(`${name}（${url}）必须是公网可访问的 https 地址，且不能带查询参数`);
+      }
+    }
+    const oauth = new WechatOAuthClient({
+      appid: env.WECHAT_APPID!,
+      secret: env.WECHAT_SECRET!,
+      authorizeBase: env.WECHAT_OAUTH_AUTHORIZE_BASE || 'https://open.weixin.qq.com',
+      apiBase: env.WECHAT_API_BASE || 'https://api.weixin.qq.com',
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
+    const pay = new WechatPayClient({
+      appid: env.WECHAT_APPID!,
+      mchid: env.WECHAT_MCHID!,
+      merchantSerialNo: env.WECHAT_MCH_SERIAL!,
+      merchantPrivateKey: pem(env.WECHAT_MCH_PRIVATE_KEY!, 'WECHAT_MCH_PRIVATE_KEY'),
+      apiV3Key,
+      platformPublicKeys: {
+        [env.WECHAT_PLATFORM_PUBLIC_KEY_ID!]: pem(
+          env.WECHAT_PLATFORM_PUBLIC_KEY!,
+          'WECHAT_PLATFORM_PUBLIC_KEY',
+        ),
+      },
+      apiBase: env.WECHAT_PAY_API_BASE || 'https://api.mch.weixin.qq.com',
+      notifyUrl,
+      refundNotifyUrl,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
+    });
+    return { mode: 'live', oauth, pay };
+  }
+
+  const factor = Number(env.WECHAT_SANDBOX_RETRY_FACTOR ?? opts.sandbox?.retryFactor ?? 1);
+  const sandbox = await createWechatSandbox({
+    ...opts.sandbox,
+    db: opts.db,
+    publicUrl,
+    notifyUrl,
+    refundNotifyUrl,
+    retryFactor: Number.isFinite(factor) && factor > 0 ? factor : 1,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  // Retries and delayed deliveries need the timer; it is unref'd and stopped by `sandbox.stop()`.
+  sandbox.start();
+  return {
+    mode: 'sandbox',
+    oauth: new WechatOAuthClient(sandbox.oauthConfig),
+    pay: new WechatPayClient(sandbox.payConfig),
+    sandboxRoutes: sandbox.routes,
+    sandbox,
+  };
+}
