@@ -14,6 +14,9 @@ import { payloadTooLarge, renderError } from './lib/errors';
 import { requestLog } from './lib/request-log.middleware';
 import { securityHeaders } from './lib/security-headers.middleware';
 import { serveClient } from './lib/static';
+import { queryRoutes } from './api/query.routes';
+import { payRoutes } from './user/pay.routes';
+import { notifyRoutes } from './wechat-notify/notify.routes';
 
 /** Ceiling for any request body on the API; JSON endpoints apply a smaller one in parseJson. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -45,12 +48,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // ---------------------------------------------------------------- public, no sign-in: /backend/api
   // app.route('/backend/api', publicRoutes(deps));
+  app.route('/backend/api/query', queryRoutes());
 
   // ---------------------------------------------------------------- end users (member cookie): /backend/user
   // app.route('/backend/user', userRoutes(deps));
+  app.route('/backend/user', payRoutes());
 
   // ---------------------------------------------------------------- WeChat sign-in + pay notify: /backend/wechat
   // app.route('/backend/wechat', wechatRoutes(deps));
+  app.route('/backend/wechat/pay', notifyRoutes());
 
   // ---------------------------------------------------------------- WeChat sandboxes: /backend/sandbox
   // app.route('/backend/sandbox', sandboxRoutes(deps));
@@ -60,7 +66,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // ---------------------------------------------------------------- the built client
   if (deps.env.SERVE_CLIENT) {
-    app.get('*', async (c, next) => (await serveClient(c)) ?? next());
+    app.get('*', async (c, next) => (await serveClient(c, deps.clientDir)) ?? next());
   }
 
   app.notFound((c) =>

@@ -23,6 +23,8 @@ export interface AppDeps {
   dbKind?: 'pglite' | 'postgres';
   /** Background work started with the server and stopped on close; see StartHook. */
   onStart?: StartHook[];
+  /** Where the built client is (default `dist/`); tests point it at a temp dir. */
+  clientDir?: string;
   // ---- other engineers: add optional fields below (wechat?, devices?, ...) ----
 }
 
