@@ -67,16 +67,14 @@ export async function postTransaction(tx: Tx, input: PostInput): Promise<number>
     })
     .returning({ id: ledger_transactions.id });
   if (!txn) throw new LedgerError('ledger transaction not inserted');
-  await tx
-    .insert(ledger_entries)
-    .values(
-      entries.map((e) => ({
-        transaction_id: txn.id,
-        wallet_id: e.wallet_id,
-        bucket: e.bucket,
-        amount_fen: e.amount_fen,
-      })),
-    );
+  await tx.insert(ledger_entries).values(
+    entries.map((e) => ({
+      transaction_id: txn.id,
+      wallet_id: e.wallet_id,
+      bucket: e.bucket,
+      amount_fen: e.amount_fen,
+    })),
+  );
 
   // One UPDATE per wallet, all buckets at once.
   const perWallet = new Map<number, Record<Bucket, number>>();

@@ -5,9 +5,41 @@
  */
 import { randomInt } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { z } from 'zod';
+import type {
+  JsapiParams,
+  OrderStatus,
+  OrderSummary,
+  PayRequest,
+  PayResponse,
+  RechargeRequest,
+  RechargeResponse,
+  UsingSession,
+} from '../../src/domain/api';
 import { proRata } from '../../src/domain/money';
-import type { Tx } from '../db/client';
-import { ledger_entries, ledger_transactions, merchants, orders, share_rules, wallets } from '../db/schema';
+import type { Db, Tx } from '../db/client';
+import {
+  device_sessions,
+  devices,
+  ledger_entries,
+  ledger_transactions,
+  members,
+  merchants,
+  orders,
+  packages,
+  pay_notifications,
+  service_prices,
+  share_rules,
+  wallets,
+} from '../db/schema';
+import { HttpError } from '../lib/errors';
+import type { Transaction, Wechat } from '../wechat/types';
+import {
+  AVAILABILITY_MESSAGES,
+  beginSession,
+  checkDeviceAvailable,
+  type Availability,
+} from './devices/sessions';
 import {
   type Entry,
   type Wallet,
@@ -17,6 +49,7 @@ import {
   partnerWallet,
   platformWallet,
   postTransaction,
+  spendable,
 } from './ledger';
 
 export type Order = typeof orders.$inferSelect;
@@ -338,4 +371,560 @@ export async function refundOrder(
 export async function findOrdersByNo(tx: Tx, orderNos: string[]): Promise<Order[]> {
   if (orderNos.length === 0) return [];
   return tx.select().from(orders).where(inArray(orders.order_no, orderNos));
+}
+
+// ---------------------------------------------------------------- the flows behind the end-user API
+
+/** What the payment flows need from the server's dependencies (a view of AppDeps). */
+export interface PaymentDeps {
+  db: Db;
+  now: () => Date;
+  wechat?: Pick<Wechat, 'mode' | 'pay' | 'sandbox'> | undefined;
+  devices?: { dispatch(session_id: number): Promise<void> } | undefined;
+}
+
+const DEVICE_REFUSALS: Record<Exclude<Availability, 'ok'>, { status: 409; code: string }> = {
+  offline: { status: 409, code: 'DEVICE_OFFLINE' },
+  busy: { status: 409, code: 'DEVICE_BUSY' },
+  fault: { status: 409, code: 'DEVICE_UNAVAILABLE' },
+  disabled: { status: 409, code: 'DEVICE_UNAVAILABLE' },
+};
+
+function deviceRefusal(a: Exclude<Availability, 'ok'>): HttpError {
+  return new HttpError(DEVICE_REFUSALS[a].status, DEVICE_REFUSALS[a].code, AVAILABILITY_MESSAGES[a].message);
+}
+
+/** PostgreSQL unique violation (node-postgres and PGlite both carry SQLSTATE in `code`, drizzle wraps in cause). */
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e && i < 4; i++) {
+    if (typeof e === 'object' && (e as { code?: unknown }).code === '23505') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** An order as the API shows it. */
+export function orderSummary(o: Pick<Order, 'order_no' | 'status' | 'amount_fen'>): OrderSummary {
+  return { order_no: o.order_no, status: o.status, amount_fen: o.amount_fen };
+}
+
+/** The session of a consume order in the `/user/using` shape. */
+export async function usingSessionOf(db: Db | Tx, order: Order): Promise<UsingSession | undefined> {
+  const [s] = await db
+    .select({
+      device_id: device_sessions.device_id,
+      device_name: devices.name,
+      minutes: device_sessions.minutes,
+      started_at: device_sessions.started_at,
+      ends_at: device_sessions.ends_at,
+      status: device_sessions.status,
+    })
+    .from(device_sessions)
+    .innerJoin(devices, eq(devices.id, device_sessions.device_id))
+    .where(eq(device_sessions.order_id, order.id));
+  if (!s) return undefined;
+  return {
+    order_no: order.order_no,
+    device_id: s.device_id,
+    device_name: s.device_name,
+    minutes: s.minutes,
+    amount_fen: order.amount_fen,
+    started_at: s.started_at?.toISOString() ?? null,
+    ends_at: s.ends_at?.toISOString() ?? null,
+    status: s.status,
+  };
+}
+
+function requireWechat(deps: PaymentDeps): NonNullable<PaymentDeps['wechat']> {
+  if (!deps.wechat) throw new HttpError(503, 'WECHAT_PAY_UNAVAILABLE', '微信支付暂不可用，请使用余额支付');
+  return deps.wechat;
+}
+
+/** JSAPI parameters for a prepay id; in sandbox mode with the cashier page to open outside WeChat. */
+function jsapiFor(
+  wechat: NonNullable<PaymentDeps['wechat']>,
+  prepayId: string,
+  returnPath: string,
+): JsapiParams {
+  const params = wechat.pay.jsapiParams(prepayId);
+  const cashier =
+    wechat.mode === 'sandbox' && wechat.sandbox ? wechat.sandbox.cashierUrl(params, returnPath) : undefined;
+  return cashier ? { ...params, cashier_url: cashier } : { ...params };
+}
+
+/** A return path the client may ask for: same-origin and relative, else the default. */
+export function safeReturnPath(p: unknown, fallback: string): string {
+  if (
+    typeof p !== 'string' ||
+    p.length > 512 ||
+    !p.startsWith('/') ||
+    p.startsWith('//') ||
+    /[\\\s]/.test(p)
+  ) {
+    return fallback;
+  }
+  return p;
+}
+
+/** Sends a committed session's start command; the scheduler retries any that this misses (crash, gateway error). */
+function dispatchLater(deps: PaymentDeps, sessionId: number | undefined): void {
+  if (sessionId === undefined || !deps.devices) return;
+  deps.devices.dispatch(sessionId).catch((err: unknown) => {
+    console.error(`dispatch of session ${sessionId} failed (the scheduler will retry):`, err);
+  });
+}
+
+/** The answer to a repeated request with the same Idempotency-Key: the first order, as it is now. */
+async function replay(deps: PaymentDeps, order: Order, returnPath: string): Promise<PayResponse> {
+  const body: PayResponse = { order: orderSummary(order) };
+  if (order.kind === 'consume') {
+    const session = await usingSessionOf(deps.db, order);
+    if (session) body.session = session;
+  }
+  if (order.method === 'wechat' && order.wechat_prepay_id && order.status === 'pending' && deps.wechat) {
+    body.jsapi = jsapiFor(deps.wechat, order.wechat_prepay_id, returnPath);
+  }
+  return body;
+}
+
+async function findByKey(db: Db | Tx, memberId: number, key: string): Promise<Order | undefined> {
+  const [o] = await db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.member_id, memberId), eq(orders.idempotency_key, key)));
+  return o;
+}
+
+function sameRequest(o: Order, expect: Partial<Order>): void {
+  for (const [k, v] of Object.entries(expect)) {
+    if (o[k as keyof Order] !== v) {
+      throw new HttpError(409, 'IDEMPOTENCY_KEY_REUSED', '该 Idempotency-Key 已用于另一笔不同的请求', {
+        order_no: o.order_no,
+      });
+    }
+  }
+}
+
+export const IdempotencyKeySchema = z
+  .string()
+  .trim()
+  .min(1, 'Idempotency-Key 不能为空')
+  .max(100, 'Idempotency-Key 最长 100 个字符')
+  .regex(/^[\x21-\x7e]+$/, 'Idempotency-Key 只能包含可见 ASCII 字符');
+
+/**
+ * POST /backend/user/pay: pays for a device run. Wallet: debit + split + `starting` session in one transaction
+ * (the member's wallet row is locked first, so concurrent pays of one member run one after another and the balance
+ * decides), then the start command. WeChat: a pending order and a prepay; the money is booked only from a verified
+ * notification or an order query (`applyWechatTransaction`).
+ */
+export async function payForDevice(
+  deps: PaymentDeps,
+  memberId: number,
+  req: PayRequest,
+  opts: { idempotencyKey?: string | undefined; returnPath?: string | undefined } = {},
+): Promise<PayResponse> {
+  const { db } = deps;
+  const key = opts.idempotencyKey;
+  const returnPath = safeReturnPath(
+    opts.returnPath,
+    `/user/pay?device_id=${req.device_id}&venue_id=${req.venue_id}`,
+  );
+  const expect = {
+    kind: 'consume' as const,
+    device_id: req.device_id,
+    price_id: req.price_id,
+    method: req.method,
+  };
+  if (key) {
+    const first = await findByKey(db, memberId, key);
+    if (first) {
+      sameRequest(first, expect);
+      return replay(deps, first, returnPath);
+    }
+  }
+
+  const [device] = await db
+    .select({
+      id: devices.id,
+      name: devices.name,
+      venue_id: devices.venue_id,
+      merchant_id: devices.merchant_id,
+    })
+    .from(devices)
+    .where(eq(devices.id, req.device_id));
+  if (!device) throw new HttpError(404, 'DEVICE_NOT_FOUND', '设备不存在');
+  if (device.venue_id !== req.venue_id) {
+    throw new HttpError(400, 'VENUE_MISMATCH', '场地与设备不符，请重新扫描设备上的二维码', {
+      venue_id: req.venue_id,
+      device_venue_id: device.venue_id,
+    });
+  }
+  const [price] = await db
+    .select()
+    .from(service_prices)
+    .where(
+      and(
+        eq(service_prices.id, req.price_id),
+        eq(service_prices.venue_id, device.venue_id),
+        eq(service_prices.active, true),
+      ),
+    );
+  if (!price)
+    throw new HttpError(400, 'PRICE_NOT_FOUND', '所选价格不存在或已下架，请重新选择', {
+      price_id: req.price_id,
+    });
+  const [merchant] = await db
+    .select({ status: merchants.status })
+    .from(merchants)
+    .where(eq(merchants.id, device.merchant_id));
+  if (merchant?.status !== 'active') throw new HttpError(409, 'MERCHANT_DISABLED', '该商户已停止营业');
+  const available = await checkDeviceAvailable(db as unknown as Tx, device.id, deps.now());
+  if (available !== 'ok') throw deviceRefusal(available);
+
+  const values = {
+    order_no: newOrderNo('consume', deps.now()),
+    kind: 'consume' as const,
+    method: req.method,
+    status: 'pending' as const,
+    member_id: memberId,
+    merchant_id: device.merchant_id,
+    venue_id: device.venue_id,
+    device_id: device.id,
+    price_id: price.id,
+    amount_fen: price.price_fen,
+    minutes: price.minutes,
+    idempotency_key: key ?? null,
+    created_at: deps.now(),
+  };
+
+  if (req.method === 'wallet') {
+    let result: { order: Order; sessionId: number } | { replayOf: Order };
+    try {
+      result = await db.transaction(async (tx) => {
+        const wallet = await memberWallet(tx, memberId, device.merchant_id, { lock: true });
+        if (key) {
+          // A twin request with the same key may have committed while we waited for the wallet lock.
+          const first = await findByKey(tx, memberId, key);
+          if (first) return { replayOf: first };
+        }
+        const now = deps.now();
+        const again = await checkDeviceAvailable(tx, device.id, now);
+        if (again !== 'ok') throw deviceRefusal(again);
+        const [order] = await tx.insert(orders).values(values).returning();
+        if (!order) throw new Error('order not inserted');
+        if (!(await settleWalletConsume(tx, order, wallet, now))) {
+          throw new HttpError(409, 'INSUFFICIENT_BALANCE', '余额不足，请先充值或使用微信支付', {
+            balance_fen: spendable(wallet),
+            amount_fen: order.amount_fen,
+          });
+        }
+        const session = await beginSession(tx, {
+          order_id: order.id,
+          device_id: device.id,
+          member_id: memberId,
+          minutes: price.minutes,
+          now,
+        });
+        const [paid] = await tx.select().from(orders).where(eq(orders.id, order.id));
+        return { order: paid ?? order, sessionId: session.id };
+      });
+    } catch (err) {
+      if (key && isUniqueViolation(err)) {
+        const first = await findByKey(db, memberId, key);
+        if (first) {
+          sameRequest(first, expect);
+          return replay(deps, first, returnPath);
+        }
+      }
+      if (isUniqueViolation(err)) throw deviceRefusal('busy');
+      throw err;
+    }
+    if ('replayOf' in result) {
+      sameRequest(result.replayOf, expect);
+      return replay(deps, result.replayOf, returnPath);
+    }
+    dispatchLater(deps, result.sessionId);
+    const session = await usingSessionOf(db, result.order);
+    return { order: orderSummary(result.order), ...(session ? { session } : {}) };
+  }
+
+  // WeChat Pay: the order waits for the payment; nothing moves until WeChat says it is paid.
+  const wechat = requireWechat(deps);
+  const [member] = await db.select({ openid: members.openid }).from(members).where(eq(members.id, memberId));
+  if (!member) throw new HttpError(401, 'WECHAT_AUTH_REQUIRED', '需要微信授权');
+  const order = await insertPending(deps, values, memberId, key);
+  if ('replayOf' in order) {
+    sameRequest(order.replayOf, expect);
+    return replay(deps, order.replayOf, returnPath);
+  }
+  const jsapi = await prepay(
+    deps,
+    wechat,
+    order.order,
+    member.openid,
+    `${device.name} ${price.name}`,
+    returnPath,
+  );
+  return { order: orderSummary(order.order), jsapi };
+}
+
+async function insertPending(
+  deps: PaymentDeps,
+  values: typeof orders.$inferInsert,
+  memberId: number,
+  key: string | undefined,
+): Promise<{ order: Order } | { replayOf: Order }> {
+  try {
+    const [order] = await deps.db.insert(orders).values(values).returning();
+    if (!order) throw new Error('order not inserted');
+    return { order };
+  } catch (err) {
+    if (key && isUniqueViolation(err)) {
+      const first = await findByKey(deps.db, memberId, key);
+      if (first) return { replayOf: first };
+    }
+    throw err;
+  }
+}
+
+/** Asks WeChat for a prepay id; a failure closes the order (nothing was paid) and answers 502. */
+async function prepay(
+  deps: PaymentDeps,
+  wechat: NonNullable<PaymentDeps['wechat']>,
+  order: Order,
+  openid: string,
+  description: string,
+  returnPath: string,
+): Promise<JsapiParams> {
+  let prepayId: string;
+  try {
+    const res = await wechat.pay.prepayJsapi({
+      out_trade_no: order.order_no,
+      description: description.slice(0, 120),
+      amount_fen: order.amount_fen,
+      openid,
+      time_expire: new Date(deps.now().getTime() + PAY_WINDOW_MS),
+    });
+    prepayId = res.prepay_id;
+  } catch (err) {
+    console.error(`prepay of ${order.order_no} failed:`, err);
+    await deps.db
+      .update(orders)
+      .set({ status: 'closed', failure_reason: '微信支付下单失败' })
+      .where(and(eq(orders.id, order.id), eq(orders.status, 'pending')));
+    throw new HttpError(502, 'WECHAT_PAY_ERROR', '微信支付下单失败，请稍后再试');
+  }
+  await deps.db.update(orders).set({ wechat_prepay_id: prepayId }).where(eq(orders.id, order.id));
+  return jsapiFor(wechat, prepayId, returnPath);
+}
+
+/** How long a WeChat payment may take (time_expire of the prepay). */
+export const PAY_WINDOW_MS = 15 * 60_000;
+
+/**
+ * POST /backend/user/recharge: a pending recharge order of a package (pay + bonus) and its prepay. The wallet is
+ * credited only from the verified notification or an order query.
+ */
+export async function rechargePackage(
+  deps: PaymentDeps,
+  memberId: number,
+  req: RechargeRequest,
+  opts: { idempotencyKey?: string | undefined; returnPath?: string | undefined } = {},
+): Promise<RechargeResponse | Omit<RechargeResponse, 'jsapi'>> {
+  const key = opts.idempotencyKey;
+  const returnPath = safeReturnPath(opts.returnPath, '/user/profile');
+  const expect = { kind: 'recharge' as const, package_id: req.package_id, merchant_id: req.merchant_id };
+  if (key) {
+    const first = await findByKey(deps.db, memberId, key);
+    if (first) {
+      sameRequest(first, expect);
+      const body = await replay(deps, first, returnPath);
+      return { order: body.order, ...(body.jsapi ? { jsapi: body.jsapi } : {}) };
+    }
+  }
+  const [pkg] = await deps.db
+    .select()
+    .from(packages)
+    .where(
+      and(
+        eq(packages.id, req.package_id),
+        eq(packages.merchant_id, req.merchant_id),
+        eq(packages.active, true),
+      ),
+    );
+  if (!pkg)
+    throw new HttpError(400, 'PACKAGE_NOT_FOUND', '充值套餐不存在或已下架，请重新选择', {
+      package_id: req.package_id,
+    });
+  const [merchant] = await deps.db
+    .select({ status: merchants.status, name: merchants.name })
+    .from(merchants)
+    .where(eq(merchants.id, req.merchant_id));
+  if (merchant?.status !== 'active') throw new HttpError(409, 'MERCHANT_DISABLED', '该商户已停止营业');
+  const wechat = requireWechat(deps);
+  const [member] = await deps.db
+    .select({ openid: members.openid })
+    .from(members)
+    .where(eq(members.id, memberId));
+  if (!member) throw new HttpError(401, 'WECHAT_AUTH_REQUIRED', '需要微信授权');
+  const inserted = await insertPending(
+    deps,
+    {
+      order_no: newOrderNo('recharge', deps.now()),
+      kind: 'recharge',
+      method: 'wechat',
+      status: 'pending',
+      member_id: memberId,
+      merchant_id: req.merchant_id,
+      package_id: pkg.id,
+      amount_fen: pkg.pay_fen,
+      bonus_fen: pkg.bonus_fen,
+      idempotency_key: key ?? null,
+      created_at: deps.now(),
+    },
+    memberId,
+    key,
+  );
+  if ('replayOf' in inserted) {
+    sameRequest(inserted.replayOf, expect);
+    const body = await replay(deps, inserted.replayOf, returnPath);
+    return { order: body.order, ...(body.jsapi ? { jsapi: body.jsapi } : {}) };
+  }
+  const jsapi = await prepay(
+    deps,
+    wechat,
+    inserted.order,
+    member.openid,
+    `${merchant.name} 充值 ${pkg.name}`,
+    returnPath,
+  );
+  return { order: orderSummary(inserted.order), jsapi };
+}
+
+/** A notification or query answer that does not match our order: refused, nothing changes. */
+export class PaymentMismatchError extends Error {
+  override readonly name = 'PaymentMismatchError';
+}
+
+export type ApplyResult = 'applied' | 'duplicate' | 'ignored';
+
+/**
+ * Books a WeChat transaction reported SUCCESS (from a verified notification or our own order query). Checks it
+ * against the order (appid, mchid, amount, payer), deduplicates by out_trade_no in `pay_notifications` inside the
+ * same transaction, then settles: a recharge credits the wallet; a consume is split and starts its device, or, when
+ * the device can no longer start, is refunded in full to the member's wallet at once.
+ */
+export async function applyWechatTransaction(
+  deps: PaymentDeps,
+  t: Transaction,
+  source: { notification_id: string },
+): Promise<{ result: ApplyResult; order: Order | undefined }> {
+  const wechat = requireWechat(deps);
+  if (t.trade_state !== 'SUCCESS') return { result: 'ignored', order: undefined };
+  let sessionId: number | undefined;
+  const out = await deps.db.transaction(async (tx) => {
+    const [order] = await tx.select().from(orders).where(eq(orders.order_no, t.out_trade_no)).for('update');
+    if (!order) throw new PaymentMismatchError(`unknown out_trade_no ${t.out_trade_no}`);
+    if (order.method !== 'wechat')
+      throw new PaymentMismatchError(`order ${order.order_no} is not a WeChat order`);
+    if (t.appid !== wechat.pay.appid || t.mchid !== wechat.pay.mchid) {
+      throw new PaymentMismatchError(`appid/mchid ${t.appid}/${t.mchid} do not match`);
+    }
+    if (t.amount?.total !== order.amount_fen) {
+      throw new PaymentMismatchError(`amount ${t.amount?.total} does not match order ${order.amount_fen}`);
+    }
+    if (order.member_id !== null) {
+      const [m] = await tx
+        .select({ openid: members.openid })
+        .from(members)
+        .where(eq(members.id, order.member_id));
+      if (t.payer?.openid !== undefined && m && t.payer.openid !== m.openid) {
+        throw new PaymentMismatchError(`payer ${t.payer.openid} is not the order's member`);
+      }
+    }
+    const [first] = await tx
+      .insert(pay_notifications)
+      .values({
+        notification_id: source.notification_id,
+        out_trade_no: t.out_trade_no,
+        transaction_id: t.transaction_id ?? null,
+        received_at: deps.now(),
+      })
+      .onConflictDoNothing()
+      .returning({ id: pay_notifications.id });
+    if (!first || (order.status !== 'pending' && order.status !== 'closed')) {
+      return { result: 'duplicate' as const, order };
+    }
+    const now = deps.now();
+    // A closed order that WeChat still reports paid (prepay error, late payment) is booked the same way.
+    await settleWechatPayment(
+      tx,
+      { ...order, status: 'pending' },
+      { transaction_id: t.transaction_id ?? null, now },
+    );
+    if (order.kind === 'consume' && order.device_id !== null && order.minutes !== null) {
+      const available = await checkDeviceAvailable(tx, order.device_id, now);
+      if (available === 'ok') {
+        try {
+          const s = await beginSession(tx, {
+            order_id: order.id,
+            device_id: order.device_id,
+            member_id: order.member_id,
+            minutes: order.minutes,
+            now,
+          });
+          sessionId = s.id;
+        } catch (err) {
+          if (!(err instanceof HttpError)) throw err;
+        }
+      }
+      if (sessionId === undefined) {
+        await refundOrder(tx, {
+          order_id: order.id,
+          amount_fen: order.amount_fen,
+          reason: `设备${available === 'ok' ? '正在使用中' : '暂不可用'}，已全额退回余额`,
+        });
+      }
+    }
+    const [after] = await tx.select().from(orders).where(eq(orders.id, order.id));
+    return { result: 'applied' as const, order: after };
+  });
+  dispatchLater(deps, sessionId);
+  return out;
+}
+
+/**
+ * GET /backend/api/query: the order's status for the pay page's polling. A pending WeChat order is checked with
+ * WeChat's order query, and a SUCCESS is booked exactly as a notification would be (so a late notification does
+ * not keep the member waiting).
+ */
+export async function queryOrder(deps: PaymentDeps, orderNo: string): Promise<OrderStatus> {
+  const [order] = await deps.db.select().from(orders).where(eq(orders.order_no, orderNo));
+  if (!order) throw new HttpError(404, 'ORDER_NOT_FOUND', '订单不存在');
+  let current: Order = order;
+  if (order.status === 'pending' && order.method === 'wechat' && order.wechat_prepay_id && deps.wechat) {
+    try {
+      const t = await deps.wechat.pay.queryByOutTradeNo(order.order_no);
+      if (t && t.trade_state === 'SUCCESS') {
+        const res = await applyWechatTransaction(deps, t, {
+          notification_id: `query:${t.transaction_id ?? ''}`,
+        });
+        if (res.order) current = res.order;
+        else {
+          const [again] = await deps.db.select().from(orders).where(eq(orders.id, order.id));
+          if (again) current = again;
+        }
+      }
+    } catch (err) {
+      // WeChat unreachable or the answer does not match: the status stays as it is; the notification may still come.
+      console.error(`order query for ${order.order_no} failed:`, err);
+    }
+  }
+  return {
+    order_no: current.order_no,
+    kind: current.kind,
+    status: current.status,
+    amount_fen: current.amount_fen,
+  };
 }
