@@ -13,3 +13,4 @@ export {
 export { ConfirmDialog, type ConfirmDialogProps } from './confirm-dialog';
 export { Money, type MoneyProps } from './money';
 export { Toast, type ToastProps } from './toast';
+export { TabDock, type TabDockProps, type TabDockItem } from './tab-dock';

@@ -1,0 +1,54 @@
+import { useActorRef, useSelector } from '@xstate/react';
+import { useEffect, useMemo } from 'react';
+import { fromPromise } from 'xstate';
+import { isApiRequestError } from '../http/client';
+import { requestMachine } from '../machines/request.machine';
+import { selectCanRetry, selectFailure, selectIsLoading } from '../machines/request.selectors';
+import type { FetchResult } from '../machines/request.types';
+
+/** Turns a call over `src/http` into the request machine's `fetchData` actor (expected failures as values). */
+export function toFetchResult<T>(call: () => Promise<T>): Promise<FetchResult> {
+  return call().then(
+    (data): FetchResult => ({ ok: true, data }),
+    (err: unknown): FetchResult => {
+      if (isApiRequestError(err)) {
+        return { ok: false, error: { status: err.status, code: err.code, message: err.message } };
+      }
+      throw err;
+    },
+  );
+}
+
+/**
+ * Runs one request machine for a screen: loads on mount, exposes loading/data/error and `retry`/`refresh`.
+ * `fetcher` is read once (the machine's `fetchData` actor); pass changing inputs as `params`.
+ */
+export function useRequest<T, P = undefined>(fetcher: (params: P) => Promise<T>, params?: P) {
+  const logic = useMemo(
+    () =>
+      requestMachine.provide({
+        actors: { fetchData: fromPromise(({ input }) => toFetchResult(() => fetcher(input.params as P))) },
+      }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the machine is built once per mount on purpose
+    [],
+  );
+  const actor = useActorRef(logic, { input: { params } });
+  const key = JSON.stringify(params ?? null);
+  useEffect(() => {
+    actor.send({ type: 'request.fetch', params });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- refetch only when the params' value changes
+  }, [actor, key]);
+  const loading = useSelector(actor, selectIsLoading);
+  const error = useSelector(actor, selectFailure);
+  const canRetry = useSelector(actor, selectCanRetry);
+  const data = useSelector(actor, (s) => (s.matches('success') ? (s.context.data as T) : undefined));
+  return {
+    loading,
+    data,
+    error,
+    canRetry,
+    retry: () => actor.send({ type: 'request.retry' }),
+    refresh: () => actor.send({ type: 'request.fetch' }),
+    actor,
+  };
+}

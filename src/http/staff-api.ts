@@ -1,0 +1,11 @@
+/** Typed staff endpoints used by the shell's screens (DESIGN.md section 7). */
+import type { LoginRequest, LoginResponse, MeResponse } from '../domain/api';
+import type { DashboardSummary } from '../domain/dashboard';
+import { http } from './client';
+
+export const staffApi = {
+  login: (body: LoginRequest) => http.post<LoginResponse>('/auth/login', body),
+  me: () => http.get<MeResponse>('/auth/me'),
+  logout: () => http.post<{ ok: boolean }>('/auth/logout'),
+  dashboard: () => http.get<DashboardSummary>('/dashboard'),
+};

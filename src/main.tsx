@@ -1,0 +1,26 @@
+import './styles.css';
+import { createRoot } from 'react-dom/client';
+import { navigate } from 'wouter/use-browser-location';
+import type { ActorOptions, AnyActorLogic } from 'xstate';
+import { App } from './app/app';
+import { createRootActors } from './app/root-actors';
+import { bridgeSessionSignals } from './app/session.signals';
+import { browserStores } from './http/session-storage';
+
+async function boot() {
+  let inspect: ActorOptions<AnyActorLogic>['inspect'];
+  if (import.meta.env.DEV && location.search.includes('inspect')) {
+    inspect = (await import('./app/inspect')).startInspector();
+  }
+  const actors = createRootActors({
+    stores: browserStores(),
+    navigate: (path, opts) => navigate(path, { replace: opts?.replace ?? false }),
+    currentPath: () => location.pathname + location.search,
+    inspect,
+  });
+  bridgeSessionSignals(actors.session);
+  const root = document.getElementById('root');
+  if (root) createRoot(root).render(<App actors={actors} />);
+}
+
+void boot();

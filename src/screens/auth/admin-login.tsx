@@ -1,0 +1,91 @@
+import { useState, type FormEvent } from 'react';
+import { useLocation } from 'wouter';
+import type { ScreenProps } from '../../app/screen-registry';
+import { useSession } from '../../app/root-actors.context';
+import { forgetMe } from '../../app/staff-features';
+import { LoginRequestSchema } from '../../domain/api';
+import { PARTNER_LEVEL } from '../../domain/levels';
+import { isApiRequestError } from '../../http/client';
+import { staffApi } from '../../http/staff-api';
+
+/** Staff sign-in (spec: /admin-login). Lands on the first tab of the level: level 3 -> /wallet, others -> /dashboard. */
+export default function AdminLoginScreen(_: ScreenProps) {
+  const session = useSession();
+  const [, navigate] = useLocation();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const parsed = LoginRequestSchema.safeParse({ username, password });
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]?.message ?? '请填写用户名和密码');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const { token, user } = await staffApi.login(parsed.data);
+      forgetMe();
+      session.login(token, user);
+      navigate(user.level === PARTNER_LEVEL ? '/wallet' : '/dashboard', { replace: true });
+    } catch (err) {
+      setError(isApiRequestError(err) ? err.message : '登录失败，请稍后重试');
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main className="mx-auto flex min-h-dvh max-w-md flex-col bg-base-200 px-6 pt-[calc(env(safe-area-inset-top)+4rem)]">
+      <div className="mb-8 text-center">
+        <div className="mx-auto mb-3 flex size-14 items-center justify-center rounded-2xl bg-primary text-2xl text-primary-content">
+          扫
+        </div>
+        <h1 className="text-2xl font-bold">扫码即用</h1>
+        <p className="mt-1 text-sm text-base-content/60">自助设备运营管理平台</p>
+      </div>
+      <form className="card bg-base-100 shadow-sm" onSubmit={submit} noValidate>
+        <div className="card-body gap-4">
+          <h2 className="card-title text-lg">管理员登录</h2>
+          <label className="floating-label">
+            <span>用户名</span>
+            <input
+              className="input w-full"
+              name="username"
+              autoComplete="username"
+              placeholder="用户名"
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+            />
+          </label>
+          <label className="floating-label">
+            <span>密码</span>
+            <input
+              className="input w-full"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              placeholder="密码"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </label>
+          {error && (
+            <div role="alert" className="alert alert-error alert-soft text-sm">
+              {error}
+            </div>
+          )}
+          <button type="submit" className="btn btn-primary w-full" disabled={busy}>
+            {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+            {busy ? '登录中…' : '登录'}
+          </button>
+        </div>
+      </form>
+      <p className="mt-6 text-center text-xs text-base-content/50">
+        平台管理员、商户、合伙人与员工账号均在此登录
+      </p>
+    </main>
+  );
+}

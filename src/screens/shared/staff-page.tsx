@@ -1,0 +1,54 @@
+import type { ReactNode } from 'react';
+import { useLocation } from 'wouter';
+import { loadMe } from '../../app/staff-features';
+import { useRequest } from '../../app/use-request';
+import type { RouteDef } from '../../domain/routes';
+import { EmptyState, ErrorState, Loading, NoPermission, PageHeader } from '../../ui';
+
+export interface StaffPageProps {
+  route: RouteDef;
+  /** One line saying what the page is for. */
+  description: string;
+  /** The page body; without it the page shows an honest empty state. */
+  children?: ReactNode;
+  emptyTitle?: string;
+  emptyIcon?: string;
+}
+
+/**
+ * The frame of every staff page: header with its real title and back arrow, the permission check against the
+ * features of the level (`GET /backend/auth/me`), and the body or an honest empty state.
+ */
+export function StaffPage({
+  route,
+  description,
+  children,
+  emptyTitle = '暂无数据',
+  emptyIcon,
+}: StaffPageProps) {
+  const [, navigate] = useLocation();
+  const me = useRequest(loadMe);
+  const back = route.back;
+  let body: ReactNode;
+  if (me.loading) body = <Loading />;
+  else if (me.error)
+    body = <ErrorState message={me.error.message} onRetry={me.canRetry ? me.retry : undefined} />;
+  else if (route.feature && !me.data?.features.includes(route.feature)) body = <NoPermission />;
+  else
+    body = (
+      <>
+        <p className="px-4 pt-4 text-sm text-base-content/60">{description}</p>
+        {children ?? (
+          <div className="m-4 rounded-box bg-base-100">
+            <EmptyState title={emptyTitle} icon={emptyIcon} />
+          </div>
+        )}
+      </>
+    );
+  return (
+    <>
+      <PageHeader title={route.title} onBack={back ? () => navigate(back) : undefined} />
+      <main data-screen={route.id}>{body}</main>
+    </>
+  );
+}
