@@ -103,7 +103,7 @@ export const payMachine = paySetup.createMachine({
         'pay.submit': [
           { guard: ({ context }) => !context.data?.profile, actions: 'goToSignIn' },
           {
-            guard: 'canSubmit',
+            guard: { type: 'canSubmit', params: ({ event }) => ({ method: event.method }) },
             target: 'confirming',
             actions: assign({ method: ({ event }) => event.method, notice: null }),
           },
@@ -125,7 +125,7 @@ export const payMachine = paySetup.createMachine({
       on: {
         'pay.confirm': [
           {
-            guard: 'canSubmit',
+            guard: { type: 'canSubmit', params: ({ context }) => ({ method: context.method }) },
             target: 'paying',
             actions: [
               'beginAttempt',

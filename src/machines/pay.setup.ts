@@ -19,6 +19,7 @@ import type {
   PayEvent,
   PayFailure,
   PayInput,
+  PayMethod,
   PayOutcome,
   Outcome,
   PayPageData,
@@ -135,10 +136,10 @@ export const paySetup = setup({
   },
   guards: {
     isSignedIn: ({ context }) => Boolean(context.data?.profile),
-    canSubmit: ({ context }) => {
+    canSubmit: ({ context }, params: { method: PayMethod }) => {
       const price = selectedPriceOf(context);
       if (!price || !deviceIsAvailable(context) || !context.data?.profile) return false;
-      return context.method === 'wechat' || walletBalanceOf(context) >= price.price_fen;
+      return params.method === 'wechat' || walletBalanceOf(context) >= price.price_fen;
     },
     hasOrderToCheck: ({ context }) =>
       Boolean((context.returned && context.returned !== 'cancel') || context.attempt?.order_no),
