@@ -17,6 +17,11 @@ import { serveClient } from './lib/static';
 import { queryRoutes } from './api/query.routes';
 import { payRoutes } from './user/pay.routes';
 import { notifyRoutes } from './wechat-notify/notify.routes';
+import { publicRoutes } from './api/public.routes';
+import { memberRoutes } from './member/member.routes';
+import { devicesSandboxRoutes } from './services/devices/devices-sandbox.routes';
+import { feedbackRoutes } from './user/feedback.routes';
+import { usingRoutes } from './user/using.routes';
 
 /** Ceiling for any request body on the API; JSON endpoints apply a smaller one in parseJson. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -49,17 +54,23 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // ---------------------------------------------------------------- public, no sign-in: /backend/api
   // app.route('/backend/api', publicRoutes(deps));
   app.route('/backend/api/query', queryRoutes());
+  app.route('/backend/api', publicRoutes());
 
   // ---------------------------------------------------------------- end users (member cookie): /backend/user
   // app.route('/backend/user', userRoutes(deps));
   app.route('/backend/user', payRoutes());
+  app.route('/backend/user/using', usingRoutes());
+  app.route('/backend/user/feedback', feedbackRoutes());
 
   // ---------------------------------------------------------------- WeChat sign-in + pay notify: /backend/wechat
   // app.route('/backend/wechat', wechatRoutes(deps));
   app.route('/backend/wechat/pay', notifyRoutes());
+  // member sign-in: /backend/wechat/authorize, /backend/wechat/callback, /backend/user/logout
+  app.route('/backend', memberRoutes());
 
   // ---------------------------------------------------------------- WeChat sandboxes: /backend/sandbox
   // app.route('/backend/sandbox', sandboxRoutes(deps));
+  app.route('/backend/sandbox/devices', devicesSandboxRoutes());
 
   // ---------------------------------------------------------------- staff features (bearer): /backend/admin, ...
   // app.route('/backend/merchant', merchantRoutes(deps));

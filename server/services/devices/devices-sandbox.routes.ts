@@ -1,0 +1,48 @@
+/**
+ * Sandbox control of the device simulator: `POST /backend/sandbox/devices/:id/mode {mode}` makes a simulated
+ * device answer normally, refuse, stay silent or go offline (demos and browser tests). It answers 404 unless the
+ * server runs the WeChat sandbox with the simulator, so a production server never exposes it.
+ */
+import { eq } from 'drizzle-orm';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppDeps, AppEnv } from '../../context';
+import { devices } from '../../db/schema';
+import { notFound } from '../../lib/errors';
+import { parseJson, parseParam } from '../../lib/validate';
+import { isControllable } from './gateway';
+
+const ModeBody = z.object({ mode: z.enum(['normal', 'refuse', 'silent', 'offline']) });
+
+function sandboxMode(deps: AppDeps): boolean {
+  return (deps as AppDeps & { wechat?: { mode: string } }).wechat?.mode === 'sandbox';
+}
+
+export function devicesSandboxRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.post('/:id/mode', async (c) => {
+    const { deps } = c.var;
+    const gateway = deps.devices?.gateway;
+    if (!sandboxMode(deps) || !gateway || !isControllable(gateway)) throw notFound('接口不存在');
+    const id = parseParam(c, 'id');
+    const { mode } = await parseJson(c, ModeBody);
+    const [d] = await deps.db.select({ serial: devices.serial }).from(devices).where(eq(devices.id, id));
+    if (!d) throw notFound('设备不存在');
+    gateway.setMode(d.serial, mode);
+    await deps.devices!.settle();
+    return c.json({ device_id: id, serial: d.serial, mode });
+  });
+
+  app.get('/:id/mode', async (c) => {
+    const { deps } = c.var;
+    const gateway = deps.devices?.gateway;
+    if (!sandboxMode(deps) || !gateway || !isControllable(gateway)) throw notFound('接口不存在');
+    const id = parseParam(c, 'id');
+    const [d] = await deps.db.select({ serial: devices.serial }).from(devices).where(eq(devices.id, id));
+    if (!d) throw notFound('设备不存在');
+    return c.json({ device_id: id, serial: d.serial, mode: gateway.getMode(d.serial) });
+  });
+
+  return app;
+}
