@@ -127,6 +127,7 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
       );
       return sender.sign(JSON.stringify(env), o.signature ?? 'valid', o.timestampOffsetS ?? 0);
     },
+    signBody: (body, o = {}) => sender.sign(body, o.signature ?? 'valid', o.timestampOffsetS ?? 0),
     start: () => sender.start(),
     stop: () => sender.stop(),
   };

@@ -332,6 +332,11 @@ export interface WechatSandboxHandle {
     transaction: Transaction,
     opts?: { signature?: 'valid' | 'probe' | 'bad'; timestampOffsetS?: number; eventType?: string },
   ): { body: string; headers: Record<string, string> };
+  /** Signs any body with the sandbox platform key, as WeChat signs notifications (tampering tests). */
+  signBody(
+    body: string,
+    opts?: { signature?: 'valid' | 'probe' | 'bad'; timestampOffsetS?: number },
+  ): { body: string; headers: Record<string, string> };
   /** Stops the delivery timers (resolves after the delivery in flight, if any). */
   stop(): Promise<void>;
 }
