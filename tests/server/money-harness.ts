@@ -1,0 +1,165 @@
+/**
+ * The whole money path in one process, for the money suites: a fresh test DB (PGlite, or PostgreSQL with
+ * TEST_DATABASE_URL) with the demo seed, the real app, the WeChat sandbox (real signing, AES-GCM notifications)
+ * whose clients and notification sender reach the app through `app.request`, and the devices service with the
+ * embedded simulator (real acknowledgements). Members sign in with a real member session cookie.
+ */
+import type { Hono } from 'hono';
+import { createApp } from '../../server/app';
+import type { AppDeps, AppEnv } from '../../server/context';
+import { parseEnv } from '../../server/env';
+import { ensureBaseData, seedDemo } from '../../server/seed';
+import { devices as devicesTable, members } from '../../server/db/schema';
+import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
+import { createDevicesForDeps } from '../../server/services/devices/devices.start-hook';
+import type { DevicesService } from '../../server/services/devices/devices.service';
+import { createWechat } from '../../server/wechat/config';
+import type { Wechat } from '../../server/wechat/types';
+import type { Database } from '../../server/db/client';
+import { createTestDb } from './test-db';
+
+export const PUBLIC_URL = 'http://money.test';
+
+export interface MoneyWorld {
+  database: Database;
+  app: Hono<AppEnv>;
+  deps: AppDeps & { wechat: Wechat; devices: DevicesService };
+  wechat: Wechat;
+  devices: DevicesService;
+  request(path: string, init?: RequestInit): Promise<Response>;
+  json<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T }>;
+  /** A member (created on first use, as the first WeChat sign-in does) with a live session; returns its cookie. */
+  signIn(openid: string): Promise<{ cookie: string; member_id: number }>;
+  /** Waits for the sandbox's queued notifications and the devices' pending events. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promise<MoneyWorld> {
+  const database = await createTestDb();
+  const env = parseEnv(
+    { NODE_ENV: 'test', SERVE_CLIENT: false, LOG_REQUESTS: false, DATA_DIR: 'memory://', PUBLIC_URL },
+    {},
+  );
+  await ensureBaseData(database.db);
+  await seedDemo(database.db);
+  let app: Hono<AppEnv> | undefined;
+  const fetchIntoApp = async (input: string, init?: RequestInit) => {
+    if (!app) throw new Error('app not ready');
+    return app.request(input, init);
+  };
+  const wechat = await createWechat(
+    { PUBLIC_URL },
+    { db: database.db, fetch: fetchIntoApp, sandbox: { retryFactor: 0.001, pollMs: 10 } },
+  );
+  const deps = { db: database.db, env, now: () => new Date(), dbKind: database.kind } as AppDeps & {
+    wechat: Wechat;
+    devices: DevicesService;
+  };
+  deps.wechat = wechat;
+  deps.devices = createDevicesForDeps(deps, {
+    simulator: { ackDelayMs: opts.ackDelayMs ?? 20 },
+    tickMs: 100,
+  });
+  app = createApp(deps);
+  if (wechat.sandboxRoutes && !app.routes.some((r) => r.path.startsWith('/backend/sandbox/wechatpay'))) {
+    // Until app.ts mounts the sandbox itself.
+    app.route('/backend/sandbox', wechat.sandboxRoutes);
+  }
+  const stopDevices = await deps.devices.start();
+  const a = app;
+  const request = async (path: string, init?: RequestInit) => a.request(path, init);
+  return {
+    database,
+    app: a,
+    deps,
+    wechat,
+    devices: deps.devices,
+    request,
+    async json<T>(path: string, init?: RequestInit) {
+      const res = await request(path, init);
+      const text = await res.text();
+      return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+    },
+    async signIn(openid) {
+      const [m] = await database.db
+        .insert(members)
+        .values({ openid, nickname: `用户${openid.slice(-4)}` })
+        .onConflictDoUpdate({ target: members.openid, set: { openid } })
+        .returning({ id: members.id });
+      const token = await createMemberSession(database.db, m!.id, new Date());
+      return { cookie: `${MEMBER_COOKIE}=${token}`, member_id: m!.id };
+    },
+    async settle() {
+      await wechat.sandbox?.drainNotifications();
+      await deps.devices.settle();
+    },
+    async close() {
+      await stopDevices();
+      await wechat.sandbox?.stop();
+      await database.close();
+    },
+  };
+}
+
+/** The ids of the demo data (devices 1..6: three at venue 1, three at venue 2). */
+export async function demoDevices(world: MoneyWorld) {
+  return world.database.db.select().from(devicesTable).orderBy(devicesTable.id);
+}
+
+export const withCookie = (cookie: string, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string> | undefined), cookie },
+});
+
+export const postJson = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+
+/** What the browser does at the sandbox cashier: open the page, press 确认支付 (posts the page's form). */
+export async function pressConfirmAtCashier(world: MoneyWorld, cashierUrl: string): Promise<Response> {
+  const page = await world.request(cashierUrl);
+  const html = await page.text();
+  if (page.status !== 200 || !html.includes('确认支付'))
+    throw new Error(`cashier page: ${page.status} ${html}`);
+  const form = /<form method="post" action="cashier\/confirm">([\s\S]*?)<\/form>/.exec(html)?.[1] ?? '';
+  const fields = new URLSearchParams();
+  for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields.set(
+      m[1]!,
+      m[2]!
+        .replace(/&amp;/g, '&')
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&#39;/g, "'"),
+    );
+  }
+  const action = new URL('cashier/confirm', new URL(cashierUrl, PUBLIC_URL)).pathname;
+  return world.request(action, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: fields.toString(),
+  });
+}
+
+/** A recharge end to end over HTTP: POST /user/recharge, the cashier's 确认支付, the notification delivered. */
+export async function rechargeViaCashier(
+  world: MoneyWorld,
+  cookie: string,
+  merchant_id: number,
+  package_id: number,
+): Promise<string> {
+  const res = await world.json<{ order: { order_no: string }; jsapi: { cashier_url?: string } }>(
+    '/backend/user/recharge',
+    withCookie(cookie, postJson({ merchant_id, package_id })),
+  );
+  if (res.status !== 201 || !res.body.jsapi.cashier_url)
+    throw new Error(`recharge: ${res.status} ${JSON.stringify(res.body)}`);
+  const confirmed = await pressConfirmAtCashier(world, res.body.jsapi.cashier_url);
+  if (confirmed.status !== 303) throw new Error(`confirm: ${confirmed.status} ${await confirmed.text()}`);
+  await world.settle();
+  return res.body.order.order_no;
+}
