@@ -1,0 +1,100 @@
+/**
+ * Typed end-user endpoints (DESIGN.md section 7) over the one HTTP client: the public device pages under
+ * `/api/` and the member's own data under `/user/` (cookie session; a 401 comes back as `WECHAT_AUTH_REQUIRED`).
+ * `toOutcome` turns an expected failure into a value for the machines (STYLE.md point 5).
+ */
+import type {
+  ConsumptionHistoryItem,
+  FeedbackItem,
+  FeedbackRequest,
+  OrderStatus,
+  Page,
+  PayRequest,
+  PayResponse,
+  PublicDevice,
+  PublicVenue,
+  RechargeHistoryItem,
+  RechargePackage,
+  RechargeRequest,
+  RechargeResponse,
+  ServicePrice,
+  StopResponse,
+  UserProfile,
+  UsingSession,
+} from '../domain/api';
+import type { Outcome, PayPageData } from '../machines/pay.types';
+import { WECHAT_AUTH_REQUIRED, http, isApiRequestError } from './client';
+
+/** Resolves with `{ ok: true, value }`, or `{ ok: false, error }` for any answered or failed request. */
+export function toOutcome<T>(call: () => Promise<T>): Promise<Outcome<T>> {
+  return call().then(
+    (value): Outcome<T> => ({ ok: true, value }),
+    (err: unknown): Outcome<T> => {
+      if (isApiRequestError(err)) {
+        return { ok: false, error: { status: err.status, code: err.code, message: err.message } };
+      }
+      throw err;
+    },
+  );
+}
+
+const q = (params: Record<string, string | number | undefined>) => {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) s.set(k, String(v));
+  const text = s.toString();
+  return text ? `?${text}` : '';
+};
+
+const idem = (key: string) => ({ headers: { 'Idempotency-Key': key } });
+
+export const userApi = {
+  device: (id: number) => http.get<PublicDevice>(`/api/devices/${id}`),
+  venue: (id: number) => http.get<PublicVenue>(`/api/venues/${id}`),
+  prices: (venueId: number) =>
+    http.get<{ items: ServicePrice[] }>(`/api/venue-service-prices${q({ venue_id: venueId })}`),
+  query: (orderNo: string) => http.get<OrderStatus>(`/api/query${q({ order_no: orderNo })}`),
+
+  profile: (merchantId?: number) => http.get<UserProfile>(`/user/profile${q({ merchant_id: merchantId })}`),
+  packages: (merchantId: number) =>
+    http.get<{ items: RechargePackage[] }>(`/user/packages${q({ merchant_id: merchantId })}`),
+  /** `return_path` is where the sandbox cashier sends the browser back (a same-origin path). */
+  recharge: (body: RechargeRequest & { return_path?: string }, key: string) =>
+    http.post<RechargeResponse>('/user/recharge', body, idem(key)),
+  pay: (body: PayRequest & { return_path?: string }, key: string) =>
+    http.post<PayResponse>('/user/pay', body, idem(key)),
+  using: () => http.get<{ items: UsingSession[] }>('/user/using'),
+  stop: (orderNo: string) => http.post<StopResponse>(`/user/using/${encodeURIComponent(orderNo)}/stop`),
+  rechargeHistory: (page: number, pageSize = 20) =>
+    http.get<Page<RechargeHistoryItem>>(`/user/recharge-history${q({ page, page_size: pageSize })}`),
+  consumptionHistory: (page: number, pageSize = 20) =>
+    http.get<Page<ConsumptionHistoryItem>>(`/user/consumption-history${q({ page, page_size: pageSize })}`),
+  feedback: (page: number, pageSize = 20) =>
+    http.get<Page<FeedbackItem>>(`/user/feedback${q({ page, page_size: pageSize })}`),
+  sendFeedback: (body: FeedbackRequest) => http.post<FeedbackItem>('/user/feedback', body),
+};
+
+/**
+ * What `/user/pay` needs, all at once: the public device, venue and prices, and the member's profile (null when
+ * there is no WeChat session yet, so the device still shows and the page offers 微信登录).
+ */
+export async function loadPayPage(deviceId: number, venueId: number): Promise<Outcome<PayPageData>> {
+  const profile = toOutcome(() => userApi.profile());
+  const [device, venue, prices, me] = await Promise.all([
+    toOutcome(() => userApi.device(deviceId)),
+    toOutcome(() => userApi.venue(venueId)),
+    toOutcome(() => userApi.prices(venueId)),
+    profile,
+  ]);
+  for (const o of [device, venue, prices]) if (!o.ok) return o;
+  if (!me.ok && me.error.code !== WECHAT_AUTH_REQUIRED) return me;
+  if (!device.ok || !venue.ok || !prices.ok) throw new Error('unreachable');
+  return {
+    ok: true,
+    value: {
+      device: device.value,
+      venue: venue.value,
+      prices: prices.value.items,
+      profile: me.ok ? me.value : null,
+    },
+  };
+}

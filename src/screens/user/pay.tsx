@@ -1,0 +1,159 @@
+import { useSelector } from '@xstate/react';
+import { useLocation, useSearch } from 'wouter';
+import type { ScreenProps } from '../../app/screen-registry';
+import { formatFen } from '../../domain/money';
+import * as sel from '../../machines/pay.selectors';
+import { ConfirmDialog, Loading, Money, PageHeader } from '../../ui';
+import { ActionPanel } from '../../ui/user/action-panel';
+import { DeviceCard } from '../../ui/user/device-card';
+import { PriceCards } from '../../ui/user/price-cards';
+import { usePayActor } from './use-pay-actor';
+
+/** `/user/pay`: the device behind the QR code, its prices, the wallet, and the two ways to pay. */
+export default function PayScreen({ route }: ScreenProps) {
+  const [, navigate] = useLocation();
+  const actor = usePayActor(useSearch(), navigate);
+  const s = useSelector(actor, (x) => x);
+  const view = sel.selectView(s);
+  const data = sel.selectData(s);
+  const price = sel.selectSelectedPrice(s);
+  const walletPay = sel.selectWalletPay(s);
+  const failure = sel.selectFailure(s);
+  const progress = sel.selectProgressText(s);
+  const deviceProblem = sel.selectDeviceProblem(s);
+  const signedIn = sel.selectIsSignedIn(s);
+  const header = (
+    <PageHeader
+      title={route.title}
+      action={
+        <button type="button" className="btn btn-ghost btn-sm" onClick={() => navigate('/user/profile')}>
+          我的
+        </button>
+      }
+    />
+  );
+
+  if (!data) {
+    return (
+      <>
+        {header}
+        <main className="px-4 pt-4" data-screen="user-pay">
+          {failure ? (
+            <ActionPanel
+              title="无法打开设备"
+              message={failure.message}
+              actions={sel.selectForwardActions(s).map((a) => ({ ...a, onClick: () => actor.send(a.event) }))}
+            />
+          ) : (
+            <Loading label="正在获取设备信息…" />
+          )}
+        </main>
+      </>
+    );
+  }
+
+  return (
+    <>
+      {header}
+      <main className="space-y-4 px-4 pt-4 pb-10" data-screen="user-pay" data-view={view}>
+        <DeviceCard device={data.device} venue={data.venue} />
+        {deviceProblem && <div className="alert alert-warning text-sm">{deviceProblem}</div>}
+        {s.context.notice && <div className="alert alert-info text-sm">{s.context.notice}</div>}
+
+        {failure && (
+          <ActionPanel
+            title="支付未完成"
+            message={failure.message}
+            actions={sel.selectForwardActions(s).map((a) => ({ ...a, onClick: () => actor.send(a.event) }))}
+          />
+        )}
+        {progress && (
+          <section className="flex items-center gap-3 rounded-box bg-base-100 p-4" role="status">
+            <span className="loading loading-spinner text-primary" aria-hidden="true" />
+            <span data-testid="pay-progress">{progress}</span>
+          </section>
+        )}
+
+        <section>
+          <h2 className="mb-2 text-sm font-medium text-base-content/70">选择套餐</h2>
+          <PriceCards
+            prices={data.prices}
+            selectedId={price?.id ?? null}
+            disabled={sel.selectIsBusy(s)}
+            onSelect={(price_id) => actor.send({ type: 'price.select', price_id })}
+          />
+        </section>
+
+        <section className="flex items-center justify-between rounded-box bg-base-100 p-4">
+          {signedIn ? (
+            <>
+              <div>
+                <p className="text-xs text-base-content/60">账户余额（{data.venue.merchant.name}）</p>
+                <Money fen={sel.selectBalance(s)} className="text-xl font-semibold" />
+              </div>
+              <button
+                type="button"
+                className="btn btn-outline btn-sm"
+                onClick={() => actor.send({ type: 'recharge.open' })}
+              >
+                充值
+              </button>
+            </>
+          ) : (
+            <>
+              <p className="text-sm text-base-content/70">登录后可使用余额支付与查看记录</p>
+              <button
+                type="button"
+                className="btn btn-success btn-sm"
+                onClick={() => actor.send({ type: 'signin.start' })}
+              >
+                微信登录
+              </button>
+            </>
+          )}
+        </section>
+
+        {view !== 'failed' && !sel.selectIsBusy(s) && (
+          <section className="space-y-2">
+            <button
+              type="button"
+              className="btn btn-primary btn-block"
+              disabled={signedIn && !walletPay.enabled}
+              onClick={() => actor.send({ type: 'pay.submit', method: 'wallet' })}
+            >
+              余额支付{price ? ` ${formatFen(price.price_fen)}` : ''}
+            </button>
+            {walletPay.reason && (
+              <p className="text-center text-xs text-error" data-testid="wallet-reason">
+                {walletPay.reason}
+                {walletPay.shortBy > 0 && `，还差 ${formatFen(walletPay.shortBy)}，请先充值或使用微信支付`}
+              </p>
+            )}
+            <button
+              type="button"
+              className="btn btn-success btn-block"
+              disabled={signedIn && !sel.selectWechatPay(s).enabled}
+              onClick={() => actor.send({ type: 'pay.submit', method: 'wechat' })}
+            >
+              微信支付
+            </button>
+          </section>
+        )}
+      </main>
+      <ConfirmDialog
+        open={view === 'confirming'}
+        title="确认支付"
+        message={
+          price
+            ? `${data.device.name} · ${price.name}（${price.minutes} 分钟），${
+                sel.selectMethod(s) === 'wallet' ? '余额支付' : '微信支付'
+              } ${formatFen(price.price_fen)}`
+            : ''
+        }
+        confirmLabel="确认付款"
+        onConfirm={() => actor.send({ type: 'pay.confirm' })}
+        onCancel={() => actor.send({ type: 'pay.cancel' })}
+      />
+    </>
+  );
+}
