@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EnvError } from './env';
+import { EnvError, parseEnv } from './env';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -34,7 +34,6 @@ export function clientIsStale(): boolean {
 }
 
 function buildClientIfNeeded(): void {
-  if (process.env.SERVE_CLIENT === 'false' || process.env.SERVE_CLIENT === '0') return;
   if (!clientIsStale()) return;
   console.log('Building the client (dist/ is missing or older than src/)...');
   const res = spawnSync(
@@ -54,11 +53,10 @@ function buildClientIfNeeded(): void {
 async function main(): Promise<void> {
   process.env.NODE_ENV ??= 'production';
   process.env.TZ ??= 'Asia/Shanghai';
-  buildClientIfNeeded();
-  const { startServer } = await import('./start');
-  let running: Awaited<ReturnType<typeof startServer>>;
+  // Fail fast on bad configuration, before spending a minute on a build.
+  let serveClient: boolean;
   try {
-    running = await startServer();
+    serveClient = parseEnv().SERVE_CLIENT;
   } catch (err) {
     if (err instanceof EnvError) {
       console.error(err.message);
@@ -66,6 +64,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  if (serveClient) buildClientIfNeeded();
+  const { startServer } = await import('./start');
+  const running = await startServer();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
