@@ -58,6 +58,7 @@ export function AppRoutes() {
   }, [match?.route.title]);
 
   const to = redirectFor(pathname, search, readToken(stores) !== null);
-  if (to) return <Redirect to={to} replace />;
+  // Keyed by target: wouter fires a <Redirect> once per mount, and redirects can chain (/user/pay -> / -> ...).
+  if (to) return <Redirect key={to} to={to} replace />;
   return <Screen pathname={pathname} />;
 }

@@ -1,0 +1,37 @@
+/**
+ * `npm run test:e2e [-- <file filter>]`: runs every tests/e2e/**\/*.e2e.ts with vitest (node, one fork) and ends
+ * with one clear PASS/FAIL line. Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './harness';
+
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!fs.existsSync(chromium)) {
+  console.error(
+    `E2E FAIL: Chromium not found at ${chromium} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+  );
+  process.exit(1);
+}
+const started = Date.now();
+const res = spawnSync(
+  process.execPath,
+  [
+    path.join(ROOT, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    '--config',
+    'vitest.e2e.config.ts',
+    ...process.argv.slice(2),
+  ],
+  { cwd: ROOT, stdio: 'inherit', env: process.env },
+);
+const secs = ((Date.now() - started) / 1000).toFixed(1);
+if (res.status === 0) {
+  console.log(`\nE2E PASS: every browser test passed (${secs} s)`);
+} else {
+  console.error(
+    `\nE2E FAIL: vitest exited with ${res.status ?? res.signal} (${secs} s); see the failures above`,
+  );
+}
+process.exit(res.status ?? 1);

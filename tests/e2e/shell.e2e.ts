@@ -1,0 +1,175 @@
+/**
+ * The app shell in a real Chromium at 390x844 against the real server: guard and exemptions, the pay-page query
+ * rule, sign-in and the tab bar per level, the headers on real requests, the 401 rules, unreadable stored user,
+ * a token only in session storage, and screens arriving as separate chunks.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  launchBrowser,
+  loginAs,
+  newPhonePage,
+  pathOf,
+  readStorages,
+  startApp,
+  type RunningApp,
+} from './harness';
+
+let app: RunningApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+describe('route guard', () => {
+  it('sends a visitor without a token to /admin-login from every guarded page', async () => {
+    const { page, context } = await newPhonePage(browser);
+    for (const p of [
+      '/',
+      '/dashboard',
+      '/wallet',
+      '/profile',
+      '/merchant/venues',
+      '/admin/merchants/7',
+      '/daily/cash',
+    ]) {
+      await page.goto(app.url + p);
+      await page.waitForURL(`${app.url}/admin-login`);
+      expect(pathOf(page)).toBe('/admin-login');
+    }
+    await expect(page.getByRole('heading', { name: '管理员登录' }).isVisible()).resolves.toBe(true);
+    await context.close();
+  });
+
+  it('lets a visitor open the exempt pages', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await page.goto(`${app.url}/wechat-login?redirect=%2Fuser%2Fprofile`);
+    await page.getByRole('button', { name: '微信登录' }).waitFor();
+    expect(pathOf(page)).toBe('/wechat-login?redirect=%2Fuser%2Fprofile');
+    await page.goto(`${app.url}/login`);
+    await page.waitForURL(`${app.url}/admin-login`);
+    for (const p of [
+      '/user/using',
+      '/user/profile',
+      '/user/recharge-history',
+      '/user/consumption-history',
+      '/user/feedback',
+    ]) {
+      await page.goto(app.url + p);
+      await page.waitForLoadState('networkidle');
+      // An end-user page may itself go on to WeChat sign-in, never to the staff sign-in.
+      expect(pathOf(page)).not.toBe('/admin-login');
+    }
+    await context.close();
+  });
+});
+
+describe('pay page query rule', () => {
+  it('sends /user/pay without device_id or venue_id to / (then the guard), keeps it with both', async () => {
+    const { page, context } = await newPhonePage(browser);
+    for (const q of ['', '?device_id=1', '?venue_id=1', '?device_id=&venue_id=1']) {
+      await page.goto(`${app.url}/user/pay${q}`);
+      await page.waitForURL(`${app.url}/admin-login`);
+    }
+    await page.goto(`${app.url}/user/pay?device_id=1&venue_id=1`);
+    await page.waitForLoadState('networkidle');
+    expect(pathOf(page)).not.toBe('/admin-login');
+    expect(pathOf(page).startsWith('/admin-login')).toBe(false);
+    await context.close();
+  });
+});
+
+describe('sign-in and tab bar', () => {
+  it('shows the server error in Chinese on a wrong password', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await page.goto(`${app.url}/admin-login`);
+    await page.getByPlaceholder('用户名').fill('merchant');
+    await page.getByPlaceholder('密码').fill('wrong-password');
+    await page.getByRole('button', { name: '登录', exact: true }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('用户名或密码错误');
+    expect(pathOf(page)).toBe('/admin-login');
+    await context.close();
+  });
+
+  it('level 2 (merchant): lands on /dashboard with 首页 and 我的', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'merchant');
+    const dock = page.getByRole('navigation', { name: '底部导航' });
+    await dock.waitFor();
+    await expect(dock.getByRole('button').allTextContents()).resolves.toEqual(['首页', '我的']);
+    await expect(dock.locator('[aria-current="page"]').textContent()).resolves.toBe('首页');
+    await dock.getByRole('button', { name: '我的' }).click();
+    await page.waitForURL(`${app.url}/profile`);
+    await expect(page.getByTestId('profile-name').textContent()).resolves.toBeTruthy();
+    // On load, a tab path that is not the level's goes to the first tab.
+    await page.goto(`${app.url}/wallet`);
+    await page.waitForURL(`${app.url}/dashboard`);
+    // Deeper pages keep their URL on reload and show the bar with no tab active.
+    await page.goto(`${app.url}/merchant/venues`);
+    await page.getByRole('heading', { name: '场地管理' }).waitFor();
+    expect(pathOf(page)).toBe('/merchant/venues');
+    await expect(dock.locator('[aria-current="page"]').count()).resolves.toBe(0);
+    await context.close();
+  });
+
+  it('level 3 (partner): lands on /wallet with 钱包 and 我的; /dashboard on load goes to /wallet', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'partner');
+    const dock = page.getByRole('navigation', { name: '底部导航' });
+    await dock.waitFor();
+    await expect(dock.getByRole('button').allTextContents()).resolves.toEqual(['钱包', '我的']);
+    await expect(dock.locator('[aria-current="page"]').textContent()).resolves.toBe('钱包');
+    await page.goto(`${app.url}/dashboard`);
+    await page.waitForURL(`${app.url}/wallet`);
+    await context.close();
+  });
+});
+
+describe('storage and 401 rules', () => {
+  it('a 401 from the server clears both storages and lands on /admin-login', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'merchant');
+    const { local } = await readStorages(page);
+    expect(local.token).toBeTruthy();
+    // Revoke the token through the API, then copy it into session storage too, then navigate.
+    await page.evaluate(async (token) => {
+      await fetch('/backend/auth/logout', { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+      sessionStorage.setItem('token', token ?? '');
+      sessionStorage.setItem('user', localStorage.getItem('user') ?? '');
+    }, local.token);
+    await page.goto(`${app.url}/profile`);
+    await page.getByRole('button', { name: '退出登录' }).waitFor();
+    await page.goto(`${app.url}/dashboard`);
+    await page.waitForURL(`${app.url}/admin-login`);
+    const after = await readStorages(page);
+    expect(after).toEqual({ local: { token: null, user: null }, session: { token: null, user: null } });
+    await context.close();
+  });
+
+  it('an unreadable stored user is logged and sends no user headers', async () => {
+    const { page, context, console: messages } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'merchant');
+    await page.evaluate(() => localStorage.setItem('user', '{not json'));
+    const seen: Record<string, string>[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/backend/')) seen.push(r.headers());
+    });
+    await page.goto(`${app.url}/dashboard`);
+    await page.waitForLoadState('networkidle');
+    expect(messages.some((m) => m.text.includes('Failed to parse user data'))).toBe(true);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const h of seen) {
+      expect(h['x-userlevel']).toBeUndefined();
+      expect(h['x-merchantid']).toBeUndefined();
+      expect(h.authorization).toMatch(/^Bearer /);
+    }
+    await context.close();
+  });
+});
