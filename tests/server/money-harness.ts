@@ -43,10 +43,10 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
   );
   await ensureBaseData(database.db);
   await seedDemo(database.db);
-  let app: Hono<AppEnv> | undefined;
+  const holder: { app?: Hono<AppEnv> } = {};
   const fetchIntoApp = async (input: string, init?: RequestInit) => {
-    if (!app) throw new Error('app not ready');
-    return app.request(input, init);
+    if (!holder.app) throw new Error('app not ready');
+    return holder.app.request(input, init);
   };
   const wechat = await createWechat(
     { PUBLIC_URL },
@@ -61,7 +61,8 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
     simulator: { ackDelayMs: opts.ackDelayMs ?? 20 },
     tickMs: 100,
   });
-  app = createApp(deps);
+  const app = createApp(deps);
+  holder.app = app;
   if (wechat.sandboxRoutes && !app.routes.some((r) => r.path.startsWith('/backend/sandbox/wechatpay'))) {
     // Until app.ts mounts the sandbox itself.
     app.route('/backend/sandbox', wechat.sandboxRoutes);
