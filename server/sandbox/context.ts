@@ -10,9 +10,10 @@ export interface SandboxContext {
   db: Db;
   keys: SandboxKeys;
   now: () => number;
-  publicUrl: string;
-  /** Hostnames accepted in redirect_uri (the 网页授权域名). */
-  allowedHosts: string[];
+  /** The public origin, read on every use (a server on port 0 learns its URL only after listening). */
+  publicUrl: () => string;
+  /** Hostnames accepted in redirect_uri (the 网页授权域名): the public URL's host and configured extras. */
+  allowedHosts: () => string[];
   sender: NotificationSender;
 }
 

@@ -26,12 +26,15 @@ export const OAUTH_SANDBOX_PATH = `${SANDBOX_MOUNT}/wechat`;
 export const PAY_SANDBOX_PATH = `${SANDBOX_MOUNT}/wechatpay`;
 
 export interface WechatSandboxOptions {
-  /** The app's public origin (`PUBLIC_URL`): base of the sandbox URLs; its host is the 网页授权域名. */
-  publicUrl: string;
+  /**
+   * The app's public origin (`PUBLIC_URL`): base of the sandbox URLs; its host is the 网页授权域名. A function is
+   * read on every use, for a server that learns its port only after listening.
+   */
+  publicUrl: string | (() => string);
   db: Db;
-  /** Payment notify URL given to prepay (absolute, no query). */
-  notifyUrl: string;
-  refundNotifyUrl?: string;
+  /** Payment notify URL given to prepay (absolute, no query); a function is read on every use. */
+  notifyUrl: string | (() => string);
+  refundNotifyUrl?: string | (() => string);
   /** Clock in ms (tests move it to expire codes). */
   now?: () => number;
   /** Used by the clients and by the notification sender (tests may pass an in-process `app.request`). */
@@ -59,7 +62,11 @@ export interface WechatSandbox extends WechatSandboxHandle {
 
 /** Builds the sandboxes on the given DB (credentials are loaded or generated there). */
 export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<WechatSandbox> {
-  const publicUrl = opts.publicUrl.replace(/\/+$/, '');
+  const lazy = (v: string | (() => string)) => (typeof v === 'function' ? v : () => v);
+  const publicUrlOf = lazy(opts.publicUrl);
+  const publicUrl = () => publicUrlOf().replace(/\/+$/, '');
+  const notifyUrl = lazy(opts.notifyUrl);
+  const refundNotifyUrl = opts.refundNotifyUrl === undefined ? undefined : lazy(opts.refundNotifyUrl);
   const keys = opts.keys ?? (await loadSandboxKeys(opts.db));
   const now = opts.now ?? Date.now;
   const fetch: FetchLike = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -76,7 +83,7 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
     keys,
     now,
     publicUrl,
-    allowedHosts: [new URL(publicUrl).hostname, ...(opts.allowedHosts ?? [])],
+    allowedHosts: () => [new URL(publicUrl()).hostname, ...(opts.allowedHosts ?? [])],
     sender,
   };
   const payService = new SandboxPayService(ctx);
@@ -91,8 +98,13 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
     oauthConfig: {
       appid: keys.appid,
       secret: keys.secret,
-      authorizeBase: `${publicUrl}${OAUTH_SANDBOX_PATH}`,
-      apiBase: `${publicUrl}${OAUTH_SANDBOX_PATH}`,
+      // Getters: the clients read these on every call.
+      get authorizeBase() {
+        return `${publicUrl()}${OAUTH_SANDBOX_PATH}`;
+      },
+      get apiBase() {
+        return `${publicUrl()}${OAUTH_SANDBOX_PATH}`;
+      },
       fetch,
       sandbox: true,
     },
@@ -103,9 +115,19 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
       merchantPrivateKey: keys.merchantPrivateKey,
       apiV3Key: keys.apiV3Key,
       platformPublicKeys: { [keys.platformSerial]: keys.platformPublicKey },
-      apiBase: `${publicUrl}${PAY_SANDBOX_PATH}`,
-      notifyUrl: opts.notifyUrl,
-      ...(opts.refundNotifyUrl ? { refundNotifyUrl: opts.refundNotifyUrl } : {}),
+      get apiBase() {
+        return `${publicUrl()}${PAY_SANDBOX_PATH}`;
+      },
+      get notifyUrl() {
+        return notifyUrl();
+      },
+      ...(refundNotifyUrl
+        ? {
+            get refundNotifyUrl() {
+              return refundNotifyUrl();
+            },
+          }
+        : {}),
       fetch,
       now,
     },

@@ -51,7 +51,7 @@ export function oauthSandboxRoutes(ctx: SandboxContext): Hono {
     } catch {
       return 'redirect_uri 不是完整的链接（是否忘了 urlEncode？）';
     }
-    if (!ctx.allowedHosts.includes(host))
+    if (!ctx.allowedHosts().includes(host))
       return `redirect_uri 域名与后台配置的网页授权域名不一致（10003）：${host}`;
     return null;
   }

@@ -12,8 +12,6 @@ import type { FetchLike, Wechat } from './types';
 
 /** Where the payment service receives WeChat Pay notifications (relative to PUBLIC_URL unless WECHAT_NOTIFY_URL). */
 export const PAY_NOTIFY_PATH = '/backend/wechat/pay/notify';
-/** Where refund notifications arrive. */
-export const REFUND_NOTIFY_PATH = '/backend/wechat/refund/notify';
 
 /** The variables read here (all optional; see docs/wechat.md). */
 export interface WechatEnv {
@@ -70,9 +68,11 @@ function pem(value: string, name: string): string {
 
 /** Live WeChat when every credential is configured, otherwise the sandbox. */
 export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): Promise<Wechat> {
-  const publicUrl = env.PUBLIC_URL.replace(/\/+$/, '');
-  const notifyUrl = env.WECHAT_NOTIFY_URL || `${publicUrl}${PAY_NOTIFY_PATH}`;
-  const refundNotifyUrl = env.WECHAT_REFUND_NOTIFY_URL || `${publicUrl}${REFUND_NOTIFY_PATH}`;
+  // Read on use: a server started on port 0 sets env.PUBLIC_URL only once it listens (server/start.ts).
+  const publicUrl = () => env.PUBLIC_URL.replace(/\/+$/, '');
+  const notifyUrl = () => env.WECHAT_NOTIFY_URL || `${publicUrl()}${PAY_NOTIFY_PATH}`;
+  // Refunds go back to the wallet in this product, so no refund notify route is needed unless configured.
+  const refundNotifyUrl = env.WECHAT_REFUND_NOTIFY_URL || undefined;
   const set = LIVE_VARS.filter((k) => env[k]);
   if (set.length > 0 && set.length < LIVE_VARS.length) {
     const missing = LIVE_VARS.filter((k) => !env[k]);
@@ -85,9 +85,10 @@ export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): P
     const apiV3Key = env.WECHAT_APIV3_KEY!;
     if (Buffer.byteLength(apiV3Key, 'utf8') !== 32) throw new Error('WECHAT_APIV3_KEY 必须是 32 个字符');
     for (const [name, url] of [
-      ['WECHAT_NOTIFY_URL', notifyUrl],
+      ['WECHAT_NOTIFY_URL', notifyUrl()],
       ['WECHAT_REFUND_NOTIFY_URL', refundNotifyUrl],
     ] as const) {
+      if (!url) continue;
       const u = new URL(url);
       if (u.protocol !== 'https:' || u.search) {
         throw new Error(`${name}（${url}）必须是公网可访问的 https 地址，且不能带查询参数`);
@@ -113,21 +114,21 @@ export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): P
         ),
       },
       apiBase: env.WECHAT_PAY_API_BASE || 'https://api.mch.weixin.qq.com',
-      notifyUrl,
-      refundNotifyUrl,
+      notifyUrl: notifyUrl(),
+      ...(refundNotifyUrl ? { refundNotifyUrl } : {}),
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
       ...(opts.now ? { now: opts.now } : {}),
     });
     return { mode: 'live', oauth, pay };
   }
 
-  const factor = Number(env.WECHAT_SANDBOX_RETRY_FACTOR ?? opts.sandbox?.retryFactor ?? 1);
+  const factor = Number(opts.sandbox?.retryFactor ?? env.WECHAT_SANDBOX_RETRY_FACTOR ?? 1);
   const sandbox = await createWechatSandbox({
     ...opts.sandbox,
     db: opts.db,
     publicUrl,
     notifyUrl,
-    refundNotifyUrl,
+    ...(refundNotifyUrl ? { refundNotifyUrl } : {}),
     retryFactor: Number.isFinite(factor) && factor > 0 ? factor : 1,
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.now ? { now: opts.now } : {}),
