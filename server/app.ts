@@ -70,6 +70,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // ---------------------------------------------------------------- WeChat sandboxes: /backend/sandbox
   // app.route('/backend/sandbox', sandboxRoutes(deps));
+  if (deps.wechat?.sandboxRoutes) app.route('/backend/sandbox', deps.wechat.sandboxRoutes);
   app.route('/backend/sandbox/devices', devicesSandboxRoutes());
 
   // ---------------------------------------------------------------- staff features (bearer): /backend/admin, ...

@@ -5,6 +5,7 @@
  */
 import type { Db } from './db/client';
 import type { Env } from './env';
+import type { Wechat } from './wechat/types';
 
 /**
  * A start hook: runs after the DB is open, migrated and seeded, before the server listens. Return a stop function
@@ -26,6 +27,8 @@ export interface AppDeps {
   /** Where the built client is (default `dist/`); tests point it at a temp dir. */
   clientDir?: string;
   // ---- other engineers: add optional fields below (wechat?, devices?, ...) ----
+  /** WeChat sign-in + Pay clients (live or sandbox), built by the wechat start hook (server/wechat/config.ts). */
+  wechat?: Wechat;
 }
 
 export type StaffRole = 'admin' | 'merchant' | 'partner' | 'employee';

@@ -46,6 +46,35 @@ export const EnvSchema = z.object({
   /** Quiet the per-request log line (tests). */
   LOG_REQUESTS: bool(true),
   // ---- other engineers: add variables below (optional, with defaults) ----
+  // ---- WeChat (engineer "wechat", docs/wechat.md): every credential set = live WeChat; none = the built-in sandbox.
+  WECHAT_APPID: z.preprocess(emptyToUndefined, z.string().optional()),
+  WECHAT_SECRET: z.preprocess(emptyToUndefined, z.string().optional()),
+  WECHAT_MCHID: z.preprocess(emptyToUndefined, z.string().optional()),
+  WECHAT_MCH_SERIAL: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** PEM text (literal \n allowed) or the path of apiclient_key.pem. */
+  WECHAT_MCH_PRIVATE_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
+  WECHAT_APIV3_KEY: z.preprocess(
+    emptyToUndefined,
+    z.string().length(32, 'WECHAT_APIV3_KEY 必须是 32 个字符').optional(),
+  ),
+  /** 微信支付公钥 (PEM text or path) and its id (PUB_KEY_ID_…) or a platform certificate's serial. */
+  WECHAT_PLATFORM_PUBLIC_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
+  WECHAT_PLATFORM_PUBLIC_KEY_ID: z.preprocess(emptyToUndefined, z.string().optional()),
+  WECHAT_NOTIFY_URL: z.preprocess(emptyToUndefined, z.url('WECHAT_NOTIFY_URL 必须是完整的网址').optional()),
+  WECHAT_REFUND_NOTIFY_URL: z.preprocess(
+    emptyToUndefined,
+    z.url('WECHAT_REFUND_NOTIFY_URL 必须是完整的网址').optional(),
+  ),
+  WECHAT_OAUTH_AUTHORIZE_BASE: z.preprocess(emptyToUndefined, z.url().optional()),
+  WECHAT_API_BASE: z.preprocess(emptyToUndefined, z.url().optional()),
+  WECHAT_PAY_API_BASE: z.preprocess(emptyToUndefined, z.url().optional()),
+  /** Sandbox only: multiplies WeChat's notification retry delays (e.g. 0.001 in tests). */
+  WECHAT_SANDBOX_RETRY_FACTOR: z.coerce
+    .number()
+    .positive('WECHAT_SANDBOX_RETRY_FACTOR 必须大于 0')
+    .max(1)
+    .default(1),
+  // ---- end WeChat
 });
 
 /** What callers pass in: raw strings from process.env, or typed overrides from tests. */

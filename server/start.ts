@@ -11,6 +11,7 @@ import { openDatabase } from './db/client';
 import { parseEnv, type EnvInput } from './env';
 import { demoInfo, ensureBaseData, formatBanner, seedDemo } from './seed';
 import { devicesStartHook } from './services/devices/devices.start-hook';
+import { wechatStartHook } from './wechat/wechat.start-hook';
 
 /**
  * Background work started with every server (schedulers, the device simulator, ...): add ONE import + ONE entry
@@ -20,6 +21,7 @@ import { devicesStartHook } from './services/devices/devices.start-hook';
 const START_HOOKS: StartHook[] = [
   // ---- other engineers: add hooks below ----
   devicesStartHook,
+  wechatStartHook,
 ];
 
 export interface StartOptions {
