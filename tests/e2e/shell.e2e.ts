@@ -44,7 +44,7 @@ describe('route guard', () => {
       await page.waitForURL(`${app.url}/admin-login`);
       expect(pathOf(page)).toBe('/admin-login');
     }
-    await expect(page.getByRole('heading', { name: '管理员登录' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { name: '管理员登录' }).waitFor();
     await context.close();
   });
 
@@ -170,6 +170,104 @@ describe('storage and 401 rules', () => {
       expect(h['x-merchantid']).toBeUndefined();
       expect(h.authorization).toMatch(/^Bearer /);
     }
+    await context.close();
+  });
+});
+
+describe('headers, end-user 401, session storage, chunks', () => {
+  it('staff calls carry bearer + X-UserLevel + X-MerchantID; /api/ and /user/ calls carry no bearer', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'merchant');
+    const user = JSON.parse((await readStorages(page)).local.user ?? '{}') as {
+      merchant_id: number;
+      level: number;
+    };
+    expect(user.level).toBe(2);
+    const seen: { url: string; headers: Record<string, string> }[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/backend/')) seen.push({ url: new URL(r.url()).pathname, headers: r.headers() });
+    });
+    await page.goto(`${app.url}/dashboard`);
+    await page.getByTestId('today-amount').waitFor();
+    await page.goto(`${app.url}/user/pay?device_id=1&venue_id=1`);
+    await page.waitForLoadState('networkidle');
+    const staff = seen.filter((s) => s.url === '/backend/dashboard' || s.url === '/backend/auth/me');
+    const open = seen.filter((s) => s.url.startsWith('/backend/api/') || s.url.startsWith('/backend/user/'));
+    expect(staff.length).toBeGreaterThan(0);
+    expect(open.length).toBeGreaterThan(0);
+    for (const s of staff) {
+      expect(s.headers.authorization).toMatch(/^Bearer .+/);
+      expect(s.headers['x-userlevel']).toBe('2');
+      expect(s.headers['x-merchantid']).toBe(String(user.merchant_id));
+    }
+    for (const s of open) {
+      expect(s.headers.authorization).toBeUndefined();
+      expect(s.headers['x-userlevel']).toBe('2');
+      expect(s.headers['x-merchantid']).toBe(String(user.merchant_id));
+    }
+    await context.close();
+  });
+
+  it('a 401 on /backend/user/* leaves the staff session alone and never goes to /admin-login', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'merchant');
+    const before = await readStorages(page);
+    const unauthorized: string[] = [];
+    page.on('response', (r) => {
+      if (r.url().includes('/backend/user/') && r.status() === 401)
+        unauthorized.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`${app.url}/user/pay?device_id=1&venue_id=1`);
+    await page.waitForLoadState('networkidle');
+    expect(unauthorized.length).toBeGreaterThan(0);
+    expect(await readStorages(page)).toEqual(before);
+    expect(pathOf(page).startsWith('/admin-login')).toBe(false);
+    await context.close();
+  });
+
+  it('a token only in session storage is enough: the guard lets it through and the bearer is sent', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await page.goto(`${app.url}/admin-login`);
+    await page.evaluate(async () => {
+      const res = await fetch('/backend/auth/login', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'employee', password: 'demo1234' }),
+      });
+      const body = (await res.json()) as { token: string; user: unknown };
+      localStorage.clear();
+      sessionStorage.setItem('token', body.token);
+      sessionStorage.setItem('user', JSON.stringify(body.user));
+    });
+    const auth: (string | undefined)[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/backend/auth/me') auth.push(r.headers().authorization);
+    });
+    await page.goto(`${app.url}/dashboard`);
+    await page.getByRole('region', { name: '员工工作台' }).waitFor();
+    expect(pathOf(page)).toBe('/dashboard');
+    expect(auth[0]).toMatch(/^Bearer .+/);
+    await context.close();
+  });
+
+  it('screens arrive as separate chunks, loaded on navigation', async () => {
+    const { page, context } = await newPhonePage(browser);
+    const js: string[] = [];
+    page.on('response', (r) => {
+      if (r.url().endsWith('.js')) js.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`${app.url}/admin-login`);
+    await page.getByRole('heading', { name: '管理员登录' }).waitFor();
+    expect(js.some((p) => /\/admin-login-[\w-]+\.js$/.test(p))).toBe(true);
+    expect(js.some((p) => /\/dashboard-[\w-]+\.js$/.test(p))).toBe(false);
+    await loginAs(page, app.url, 'merchant');
+    await page.getByRole('heading', { name: '首页' }).waitFor();
+    expect(js.some((p) => /\/dashboard-[\w-]+\.js$/.test(p))).toBe(true);
+    const before = js.length;
+    expect(js.some((p) => /\/venues-[\w-]+\.js$/.test(p))).toBe(false);
+    await page.getByRole('link', { name: '场地管理' }).click();
+    await page.getByRole('heading', { name: '场地管理' }).waitFor();
+    expect(js.slice(before).some((p) => /\/venues-[\w-]+\.js$/.test(p))).toBe(true);
     await context.close();
   });
 });
