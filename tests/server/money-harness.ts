@@ -9,7 +9,8 @@ import { createApp } from '../../server/app';
 import type { AppDeps, AppEnv } from '../../server/context';
 import { parseEnv } from '../../server/env';
 import { ensureBaseData, seedDemo } from '../../server/seed';
-import { devices as devicesTable, members } from '../../server/db/schema';
+import { count, eq } from 'drizzle-orm';
+import { device_sessions, devices as devicesTable, members } from '../../server/db/schema';
 import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
 import { createDevicesForDeps } from '../../server/services/devices/devices.start-hook';
 import type { DevicesService } from '../../server/services/devices/devices.service';
@@ -68,6 +69,8 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
     app.route('/backend/sandbox', wechat.sandboxRoutes);
   }
   const stopDevices = await deps.devices.start();
+  // The simulator's first heartbeat brings every device online.
+  await deps.devices.settle();
   const a = app;
   const request = async (path: string, init?: RequestInit) => a.request(path, init);
   return {
@@ -92,8 +95,18 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
       return { cookie: `${MEMBER_COOKIE}=${token}`, member_id: m!.id };
     },
     async settle() {
-      await wechat.sandbox?.drainNotifications();
-      await deps.devices.settle();
+      // Notifications first (they may start devices), then every `starting` session acknowledged or refused.
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        await wechat.sandbox?.drainNotifications();
+        await deps.devices.settle();
+        const [row] = await database.db
+          .select({ n: count() })
+          .from(device_sessions)
+          .where(eq(device_sessions.status, 'starting'));
+        if ((row?.n ?? 0) === 0 || Date.now() > deadline) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
     },
     async close() {
       await stopDevices();

@@ -1,0 +1,391 @@
+/**
+ * POST /backend/user/pay over HTTP on the real app, DB, WeChat sandbox and device simulator: wallet pay that starts
+ * the device, every refusal with its own code and message (and nothing changed), Idempotency-Key, WeChat JSAPI pay
+ * through the sandbox cashier, the order query, stop early with its pro-rata refund, the consumption history, and
+ * property-based bad input. The shared ledger invariants are checked after each.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { count, eq } from 'drizzle-orm';
+import { assertLedgerInvariants } from './invariants';
+import {
+  demoDevices,
+  postJson,
+  pressConfirmAtCashier,
+  rechargeViaCashier,
+  startMoneyWorld,
+  withCookie,
+  type MoneyWorld,
+} from './money-harness';
+import { devices, ledger_entries, orders, service_prices, wallets } from '../../server/db/schema';
+import type {
+  ConsumptionHistoryItem,
+  Page,
+  PayResponse,
+  ServicePrice,
+  StopResponse,
+  UserProfile,
+} from '../../src/domain/api';
+
+let w: MoneyWorld;
+type DeviceRow = Awaited<ReturnType<typeof demoDevices>>[number];
+let ds: DeviceRow[];
+let merchantId: number;
+
+async function pricesOf(venueId: number) {
+  const r = await w.json<{ items: ServicePrice[] }>(`/backend/api/venue-service-prices?venue_id=${venueId}`);
+  return r.body.items;
+}
+
+async function snapshot() {
+  const db = w.database.db;
+  const [o] = await db.select({ n: count() }).from(orders);
+  const [e] = await db.select({ n: count() }).from(ledger_entries);
+  const ws = await db.select().from(wallets).orderBy(wallets.id);
+  return { orders: o?.n, entries: e?.n, wallets: ws.map((x) => [x.id, x.principal_fen, x.bonus_fen]) };
+}
+
+async function funded(openid: string) {
+  const s = await w.signIn(openid);
+  await rechargeViaCashier(w, s.cookie, merchantId, 1); // 50.00 + 5.00 bonus
+  return s;
+}
+
+const pay = (cookie: string, body: unknown, headers: Record<string, string> = {}) =>
+  w.json<PayResponse & { code?: string; message?: string; details?: Record<string, unknown> }>(
+    '/backend/user/pay',
+    withCookie(cookie, postJson(body, headers)),
+  );
+
+beforeAll(async () => {
+  w = await startMoneyWorld();
+  ds = await demoDevices(w);
+  merchantId = ds[0]!.merchant_id;
+});
+afterAll(async () => {
+  await w?.close();
+});
+
+describe('wallet pay', () => {
+  it('debits, splits, starts the device; stop early refunds unused time; history shows it', async () => {
+    const { cookie } = await funded('o-pay-wallet');
+    const d = ds[0]!;
+    const [price] = await pricesOf(d.venue_id);
+    const res = await pay(cookie, {
+      device_id: d.id,
+      venue_id: d.venue_id,
+      price_id: price!.id,
+      method: 'wallet',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.order).toMatchObject({ status: 'paid', amount_fen: price!.price_fen });
+    expect(res.body.session).toMatchObject({ device_id: d.id, device_name: d.name, status: 'starting' });
+
+    await w.settle();
+    const q = await w.json(`/backend/api/query?order_no=${res.body.order.order_no}`);
+    expect(q.body).toMatchObject({ kind: 'consume', status: 'started', amount_fen: price!.price_fen });
+    const profile = await w.json<UserProfile>('/backend/user/profile', withCookie(cookie));
+    expect(profile.body.wallets[0]).toMatchObject({ principal_fen: 5000 - price!.price_fen, bonus_fen: 500 });
+    await assertLedgerInvariants(w.database.db, { settled: true });
+
+    const stop = await w.json<StopResponse>(
+      `/backend/user/using/${res.body.order.order_no}/stop`,
+      withCookie(cookie, { method: 'POST' }),
+    );
+    expect(stop.status).toBe(200);
+    expect(stop.body.refund_fen).toBeGreaterThan(0);
+    const after = await w.json<UserProfile>('/backend/user/profile', withCookie(cookie));
+    expect(after.body.wallets[0]!.balance_fen).toBe(5500 - price!.price_fen + stop.body.refund_fen);
+
+    const hist = await w.json<Page<ConsumptionHistoryItem>>(
+      '/backend/user/consumption-history',
+      withCookie(cookie),
+    );
+    expect(hist.body.total).toBe(1);
+    expect(hist.body.items[0]).toMatchObject({
+      order_no: res.body.order.order_no,
+      device_name: d.name,
+      amount_fen: price!.price_fen,
+      refunded_fen: stop.body.refund_fen,
+      method: 'wallet',
+      status: 'refunded',
+      minutes: price!.minutes,
+    });
+    await assertLedgerInvariants(w.database.db, { settled: true });
+  });
+
+  it('refuses each bad case with its own code and Chinese message, changing nothing', async () => {
+    const { cookie } = await funded('o-pay-refusals');
+    const [d1, d2, d3, d4] = ds;
+    const p1 = (await pricesOf(d1!.venue_id))[0]!;
+    const p2 = (await pricesOf(d4!.venue_id))[0]!;
+    const before = await snapshot();
+
+    const mismatch = await pay(cookie, {
+      device_id: d2!.id,
+      venue_id: d4!.venue_id,
+      price_id: p2.id,
+      method: 'wallet',
+    });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body).toMatchObject({
+      code: 'VENUE_MISMATCH',
+      message: '场地与设备不符，请重新扫描设备上的二维码',
+    });
+
+    const otherVenuePrice = await pay(cookie, {
+      device_id: d2!.id,
+      venue_id: d2!.venue_id,
+      price_id: p2.id,
+      method: 'wallet',
+    });
+    expect(otherVenuePrice.status).toBe(400);
+    expect(otherVenuePrice.body.code).toBe('PRICE_NOT_FOUND');
+
+    await w.database.db.update(service_prices).set({ active: false }).where(eq(service_prices.id, p1.id));
+    const inactive = await pay(cookie, {
+      device_id: d2!.id,
+      venue_id: d2!.venue_id,
+      price_id: p1.id,
+      method: 'wallet',
+    });
+    expect(inactive.body.code).toBe('PRICE_NOT_FOUND');
+    await w.database.db.update(service_prices).set({ active: true }).where(eq(service_prices.id, p1.id));
+
+    const off = await w.json(`/backend/sandbox/devices/${d2!.id}/mode`, postJson({ mode: 'offline' }));
+    expect(off.status).toBe(200);
+    const offline = await pay(cookie, {
+      device_id: d2!.id,
+      venue_id: d2!.venue_id,
+      price_id: p1.id,
+      method: 'wallet',
+    });
+    expect(offline.status).toBe(409);
+    expect(offline.body).toMatchObject({
+      code: 'DEVICE_OFFLINE',
+      message: '设备离线，请稍后再试或换一台设备',
+    });
+    await w.json(`/backend/sandbox/devices/${d2!.id}/mode`, postJson({ mode: 'normal' }));
+    await w.devices.settle();
+
+    await w.database.db.update(devices).set({ status: 'fault' }).where(eq(devices.id, d3!.id));
+    const fault = await pay(cookie, {
+      device_id: d3!.id,
+      venue_id: d3!.venue_id,
+      price_id: p1.id,
+      method: 'wallet',
+    });
+    expect(fault.status).toBe(409);
+    expect(fault.body.code).toBe('DEVICE_UNAVAILABLE');
+    await w.database.db.update(devices).set({ status: 'idle' }).where(eq(devices.id, d3!.id));
+
+    const missing = await pay(cookie, {
+      device_id: 99999,
+      venue_id: d1!.venue_id,
+      price_id: p1.id,
+      method: 'wallet',
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('DEVICE_NOT_FOUND');
+    expect(await snapshot()).toEqual(before);
+
+    // Insufficient: a price above the balance (55.00).
+    const [dear] = await w.database.db
+      .insert(service_prices)
+      .values({ venue_id: d1!.venue_id, name: '包天', minutes: 600, price_fen: 5501, active: true, sort: 99 })
+      .returning();
+    const poor = await pay(cookie, {
+      device_id: d2!.id,
+      venue_id: d2!.venue_id,
+      price_id: dear!.id,
+      method: 'wallet',
+    });
+    expect(poor.status).toBe(409);
+    expect(poor.body).toEqual({
+      code: 'INSUFFICIENT_BALANCE',
+      message: '余额不足，请先充值或使用微信支付',
+      details: { balance_fen: 5500, amount_fen: 5501 },
+    });
+    await w.database.db.update(service_prices).set({ active: false }).where(eq(service_prices.id, dear!.id));
+    expect(await snapshot()).toEqual(before);
+
+    // Busy: someone else's session runs on the device.
+    const other = await funded('o-pay-busy-other');
+    const first = await pay(other.cookie, {
+      device_id: d2!.id,
+      venue_id: d2!.venue_id,
+      price_id: p1.id,
+      method: 'wallet',
+    });
+    expect(first.status).toBe(201);
+    const busy = await pay(cookie, {
+      device_id: d2!.id,
+      venue_id: d2!.venue_id,
+      price_id: p1.id,
+      method: 'wallet',
+    });
+    expect(busy.status).toBe(409);
+    expect(busy.body).toMatchObject({
+      code: 'DEVICE_BUSY',
+      message: '设备正在使用中，请稍后再试或换一台设备',
+    });
+
+    const anonymous = await w.json('/backend/user/pay', postJson({ device_id: d1!.id }));
+    expect(anonymous).toEqual({
+      status: 401,
+      body: { code: 'WECHAT_AUTH_REQUIRED', message: '需要微信授权' },
+    });
+    await w.settle();
+    await assertLedgerInvariants(w.database.db, { settled: true });
+  });
+
+  it('answers the same Idempotency-Key with the first order, even when sent at once', async () => {
+    const { cookie } = await funded('o-pay-idem');
+    const d = ds[4]!;
+    const [price] = await pricesOf(d.venue_id);
+    const body = { device_id: d.id, venue_id: d.venue_id, price_id: price!.id, method: 'wallet' };
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => pay(cookie, body, { 'Idempotency-Key': 'k-1' })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(results.map((r) => r.body.order.order_no)).size).toBe(1);
+    const again = await pay(cookie, body, { 'Idempotency-Key': 'k-1' });
+    expect(again.status).toBe(201);
+    expect(again.body.order.order_no).toBe(results[0]!.body.order.order_no);
+    const n = await w.database.db
+      .select({ n: count() })
+      .from(orders)
+      .where(eq(orders.idempotency_key, 'k-1'));
+    expect(n[0]?.n).toBe(1);
+    const profile = await w.json<UserProfile>('/backend/user/profile', withCookie(cookie));
+    expect(profile.body.wallets[0]!.balance_fen).toBe(5500 - price!.price_fen);
+    // The same key for a different request is refused, not silently answered with the wrong order.
+    const reused = await pay(cookie, { ...body, price_id: price!.id + 1 }, { 'Idempotency-Key': 'k-1' });
+    expect(reused.status).toBe(409);
+    expect(reused.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    await w.settle();
+    await assertLedgerInvariants(w.database.db, { settled: true });
+  });
+});
+
+describe('WeChat pay', () => {
+  it('creates a pending order with JSAPI params; the cashier pays it; the notification starts the device', async () => {
+    const { cookie } = await w.signIn('o-pay-wechat');
+    const d = ds[5]!;
+    const [price] = await pricesOf(d.venue_id);
+    const res = await pay(cookie, {
+      device_id: d.id,
+      venue_id: d.venue_id,
+      price_id: price!.id,
+      method: 'wechat',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.order.status).toBe('pending');
+    expect(res.body.jsapi).toMatchObject({ signType: 'RSA', package: expect.stringMatching(/^prepay_id=/) });
+    expect(res.body.jsapi?.paySign).toMatch(/^[A-Za-z0-9+/=]{100,}$/);
+    expect(res.body.jsapi?.cashier_url).toMatch(/^\/backend\/sandbox\/wechatpay\/cashier\?/);
+    const pending = await w.json(`/backend/api/query?order_no=${res.body.order.order_no}`);
+    expect(pending.body).toMatchObject({ status: 'pending' });
+    await assertLedgerInvariants(w.database.db);
+
+    const confirmed = await pressConfirmAtCashier(w, res.body.jsapi!.cashier_url!);
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toContain(`order_no=${res.body.order.order_no}`);
+    await w.settle();
+    const started = await w.json(`/backend/api/query?order_no=${res.body.order.order_no}`);
+    expect(started.body).toMatchObject({ status: 'started', amount_fen: price!.price_fen });
+    const hist = await w.json<Page<ConsumptionHistoryItem>>(
+      '/backend/user/consumption-history',
+      withCookie(cookie),
+    );
+    expect(hist.body.items[0]).toMatchObject({ method: 'wechat', status: 'started', refunded_fen: 0 });
+    await assertLedgerInvariants(w.database.db, { settled: true });
+  });
+
+  it('refunds a paid WeChat order to the wallet when the device became busy meanwhile', async () => {
+    const a = await w.signIn('o-pay-wechat-late');
+    const b = await funded('o-pay-wechat-taker');
+    const d = ds[2]!;
+    const [price] = await pricesOf(d.venue_id);
+    const body = { device_id: d.id, venue_id: d.venue_id, price_id: price!.id };
+    const res = await pay(a.cookie, { ...body, method: 'wechat' });
+    expect(res.status).toBe(201);
+    expect((await pay(b.cookie, { ...body, method: 'wallet' })).status).toBe(201);
+    await pressConfirmAtCashier(w, res.body.jsapi!.cashier_url!);
+    await w.settle();
+    const q = await w.json(`/backend/api/query?order_no=${res.body.order.order_no}`);
+    expect(q.body).toMatchObject({ status: 'refunded' });
+    const profile = await w.json<UserProfile>('/backend/user/profile', withCookie(a.cookie));
+    expect(profile.body.wallets[0]).toMatchObject({ principal_fen: price!.price_fen, bonus_fen: 0 });
+    await assertLedgerInvariants(w.database.db, { settled: true });
+  });
+
+  it('answers an unknown order number with 404 and a malformed one with 400', async () => {
+    expect((await w.json('/backend/api/query?order_no=C2026000000000000000000000')).status).toBe(404);
+    const bad = await w.json<{ code: string }>('/backend/api/query?order_no=%27%3B--');
+    expect(bad.status).toBe(400);
+    expect((await w.json('/backend/api/query')).status).toBe(400);
+  });
+});
+
+describe('bad input', () => {
+  it('answers any malformed pay request with 4xx and changes nothing', async () => {
+    const { cookie } = await funded('o-pay-fuzz');
+    await w.settle();
+    const before = await snapshot();
+    const junk = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.integer({ min: -1_000_000, max: 0 }),
+      fc.double({ noInteger: true }),
+      fc.string({ maxLength: 300 }).filter((s) => !(Number(s) > 0)),
+      fc.constant(2 ** 31),
+      fc.constant(Number.MAX_SAFE_INTEGER),
+      fc.array(fc.integer(), { maxLength: 3 }),
+      fc.constant({ $ne: null }),
+    );
+    const method = fc.oneof(
+      fc.constant('wallet'),
+      fc.constant('cash'),
+      fc.constant(''),
+      fc.string({ maxLength: 20 }),
+      fc.constant(undefined),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.record({ device_id: junk, venue_id: junk, price_id: junk, method }, { requiredKeys: [] }),
+          fc.record({
+            device_id: fc.constant(ds[0]!.id),
+            venue_id: fc.constant(ds[0]!.venue_id),
+            price_id: fc.constant(1),
+            method: fc.string({ maxLength: 10 }).filter((m) => m !== 'wallet' && m !== 'wechat'),
+          }),
+          fc.string({ maxLength: 200 }),
+          fc.constant('[]'),
+          fc.constant('{"device_id":1'),
+        ),
+        async (body) => {
+          const res = await w.request(
+            '/backend/user/pay',
+            withCookie(cookie, postJson(typeof body === 'string' ? body : JSON.stringify(body))),
+          );
+          expect(res.status).toBeGreaterThanOrEqual(400);
+          expect(res.status).toBeLessThan(500);
+          const err = (await res.json()) as { code: string; message: string };
+          expect(err.code).toMatch(/^[A-Z_]+$/);
+          expect(err.message).toMatch(/[\u4e00-\u9fa5]/);
+        },
+      ),
+      { numRuns: 80 },
+    );
+    const badKey = await pay(
+      cookie,
+      { device_id: ds[0]!.id, venue_id: ds[0]!.venue_id, price_id: 1, method: 'wallet' },
+      { 'Idempotency-Key': 'x'.repeat(101) },
+    );
+    expect(badKey.status).toBe(400);
+    expect(await snapshot()).toEqual(before);
+    await assertLedgerInvariants(w.database.db);
+  });
+});
