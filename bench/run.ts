@@ -1,0 +1,101 @@
+/**
+ * `npm run bench`: runs every section in bench/sections (file name order), prints one table and writes
+ * bench/results.json. Loopback only; each load section is bounded (BENCH_MAX_REQUESTS, default 2000;
+ * BENCH_MAX_SECONDS, default 10; BENCH_CONCURRENCY, default 16). BENCH_ONLY=sign-in,startup picks sections;
+ * BENCH_DATABASE_URL (or TEST_DATABASE_URL) adds PostgreSQL rows where a section supports them.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BenchContext, BenchRow } from './types';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const sectionsDir = path.join(root, 'bench', 'sections');
+
+function table(rows: BenchRow[]): string {
+  const cols: (keyof BenchRow)[] = [
+    'section',
+    'name',
+    'db',
+    'ms',
+    'requests',
+    'rps',
+    'p50_ms',
+    'p99_ms',
+    'note',
+  ];
+  const used = cols.filter((c) => rows.some((r) => r[c] !== undefined));
+  const cells = rows.map((r) => used.map((c) => (r[c] === undefined ? '' : String(r[c]))));
+  const widths = used.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const line = (vals: string[]) => '| ' + vals.map((v, i) => v.padEnd(widths[i]!)).join(' | ') + ' |';
+  return [
+    line(used as string[]),
+    '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|',
+    ...cells.map(line),
+  ].join('\n');
+}
+
+async function main() {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scango-bench-'));
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const ctx: BenchContext = {
+    root,
+    workDir,
+    postgresUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined,
+    limits: {
+      maxRequests: Number(process.env.BENCH_MAX_REQUESTS ?? 2000),
+      maxSeconds: Number(process.env.BENCH_MAX_SECONDS ?? 10),
+      concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16),
+    },
+    log: (m) => console.error(`[bench] ${m}`),
+  };
+  const files = fs
+    .readdirSync(sectionsDir)
+    .filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))
+    .sort()
+    .filter((f) => !only || only.some((o) => f.includes(o)));
+  const rows: BenchRow[] = [];
+  try {
+    for (const f of files) {
+      const mod = (await import(pathToFileURL(path.join(sectionsDir, f)).href)) as {
+        default: (c: BenchContext) => Promise<BenchRow[]>;
+      };
+      try {
+        rows.push(...(await mod.default(ctx)));
+      } catch (err) {
+        console.error(`[bench] section ${f} failed:`, err);
+        rows.push({
+          section: f.replace(/\.ts$/, ''),
+          name: 'failed',
+          note: String((err as Error).message ?? err).slice(0, 200),
+        });
+      }
+    }
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  console.log(table(rows));
+  const out = {
+    generated_at: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model ?? '',
+      node: process.version,
+      platform: process.platform,
+    },
+    limits: ctx.limits,
+    rows,
+  };
+  fs.writeFileSync(path.join(root, 'bench', 'results.json'), JSON.stringify(out, null, 2) + '\n');
+  console.error('[bench] wrote bench/results.json');
+  // Servers started in-process may leave timers (device simulator); the run is over.
+  process.exit(rows.some((r) => r.name === 'failed') ? 1 : 0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
