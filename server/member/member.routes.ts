@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
@@ -105,6 +105,10 @@ export function memberRoutes(): Hono<AppEnv> {
     const wechat = wechatOf(deps);
     const state = randomBytes(16).toString('hex');
     const now = deps.now();
+    // Housekeeping: spent and expired states (and the session tokens kept for duplicate callbacks) go after a day.
+    await deps.db
+      .delete(oauth_states)
+      .where(lt(oauth_states.expires_at, new Date(now.getTime() - 24 * 3600_000)));
     await deps.db.insert(oauth_states).values({
       state,
       return_path: q.redirect,
@@ -146,10 +150,16 @@ export function memberRoutes(): Hono<AppEnv> {
       .returning();
 
     if (!claimed) {
-      if (row.used_at === null)
+      // Re-read: a concurrent duplicate may have claimed it between our read and our update.
+      const [current] = await db.select().from(oauth_states).where(eq(oauth_states.state, state));
+      if (!current) return errorPage(c, 400, 'STATE_INVALID', '登录请求无效或已过期，请重新登录');
+      if (current.used_at === null)
         return errorPage(c, 400, 'STATE_EXPIRED', '登录请求已过期，请重新登录', row.return_path);
-      if (row.code !== code)
+      if (current.code !== code)
         return errorPage(c, 400, 'STATE_USED', '登录请求已使用，请重新登录', row.return_path);
+      // Duplicates are honoured only while the state lives, so an old callback URL is not a session forever.
+      if (current.expires_at <= now)
+        return errorPage(c, 400, 'STATE_EXPIRED', '登录请求已过期，请重新登录', row.return_path);
       // The same code and state again (phones call twice): hand out the session of the first call.
       const deadline = Date.now() + DUPLICATE_WAIT_MS;
       for (;;) {
