@@ -43,6 +43,11 @@ export const EnvSchema = z.object({
     .positive()
     .max(24 * 365)
     .default(24 * 7),
+  /**
+   * Behind a load balancer / reverse proxy: take the client address for the sign-in limiter from the last
+   * X-Forwarded-For entry (the one our proxy added). Off by default, because anyone can send that header.
+   */
+  TRUST_PROXY: bool(false),
   /** Quiet the per-request log line (tests). */
   LOG_REQUESTS: bool(true),
   // ---- other engineers: add variables below (optional, with defaults) ----

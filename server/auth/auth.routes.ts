@@ -29,8 +29,15 @@ import { dummyHash, verifyPassword } from './password';
 import { requireStaff, staffOf } from './staff.middleware';
 import { issueToken, revokeToken } from './tokens';
 
-/** The socket's address (not X-Forwarded-For, which anyone can send); 'local' when there is no socket (tests). */
-function clientIp(c: Context): string {
+/**
+ * The socket's address; behind a trusted proxy (TRUST_PROXY) the last X-Forwarded-For entry, which that proxy
+ * wrote. 'local' when there is no socket (in-process tests).
+ */
+function clientIp(c: Context<AppEnv>): string {
+  if (c.var.deps.env.TRUST_PROXY) {
+    const last = c.req.header('x-forwarded-for')?.split(',').pop()?.trim();
+    if (last && /^[0-9a-fA-F:.]{2,45}$/.test(last)) return last;
+  }
   try {
     return getConnInfo(c).remote.address ?? 'local';
   } catch {
