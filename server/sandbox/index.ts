@@ -43,6 +43,8 @@ export interface WechatSandboxOptions {
   retryFactor?: number;
   /** Queue polling period in ms (default 1000). */
   pollMs?: number;
+  /** How long the receiver may take before a delivery counts as failed (default 5000, as WeChat). */
+  receiverTimeoutMs?: number;
   /** Extra hostnames accepted in redirect_uri besides the publicUrl's. */
   allowedHosts?: string[];
   /** Fixed credentials (default: generated once and kept in the DB). */
@@ -77,6 +79,7 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
     now,
     retryFactor: opts.retryFactor ?? 1,
     pollMs: opts.pollMs ?? 1000,
+    ...(opts.receiverTimeoutMs ? { receiverTimeoutMs: opts.receiverTimeoutMs } : {}),
   });
   const ctx: SandboxContext = {
     db: opts.db,

@@ -58,6 +58,8 @@ export interface NotifierOptions {
   retryFactor: number;
   /** How often the queue is polled for due deliveries (ms). */
   pollMs: number;
+  /** A slower answer counts as a failure (WeChat: 5 s). */
+  receiverTimeoutMs?: number;
 }
 
 /** Owns building, signing and delivering sandbox notifications. */
@@ -199,7 +201,9 @@ export class NotificationSender {
           .update(t)
           .set({
             attempts: row.attempts + 1,
-            next_attempt_at: new Date(this.o.now() + RECEIVER_TIMEOUT_MS + 1000),
+            next_attempt_at: new Date(
+              this.o.now() + (this.o.receiverTimeoutMs ?? RECEIVER_TIMEOUT_MS) + 1000,
+            ),
           })
           .where(and(eq(t.id, row.id), eq(t.attempts, row.attempts), isNull(t.delivered_at)))
           .returning({ id: t.id });
@@ -219,7 +223,7 @@ export class NotificationSender {
         method: 'POST',
         headers: { ...signed.headers, 'User-Agent': 'Mozilla/4.0' },
         body: signed.body,
-        signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),
+        signal: AbortSignal.timeout(this.o.receiverTimeoutMs ?? RECEIVER_TIMEOUT_MS),
       });
       status = res.status;
       await res.text().catch(() => '');

@@ -29,11 +29,13 @@ export interface Harness {
   received: Received[];
   /** Decides the receiver's answer for each delivery (default 200). */
   receiverStatus: (n: Received, index: number) => number;
+  /** The receiver answers this late (ms). */
+  receiverDelayMs: number;
   close(): Promise<void>;
 }
 
 export async function startHarness(
-  opts: { now?: () => number; retryFactor?: number; pollMs?: number } = {},
+  opts: { now?: () => number; retryFactor?: number; pollMs?: number; receiverTimeoutMs?: number } = {},
 ): Promise<Harness> {
   const database = await createTestDb();
   const app = new Hono();
@@ -47,11 +49,13 @@ export async function startHarness(
     publicUrl,
     received: [] as Received[],
     receiverStatus: (() => 200) as Harness['receiverStatus'],
+    receiverDelayMs: 0,
   };
   app.post('/notify', async (c) => {
     const n = { at: Date.now(), body: await c.req.text(), headers: c.req.raw.headers };
     const status = h.receiverStatus(n, h.received.length);
     h.received.push(n);
+    if (h.receiverDelayMs > 0) await new Promise((r) => setTimeout(r, h.receiverDelayMs));
     return status === 204
       ? c.body(null, 204)
       : c.json(status < 300 ? {} : { code: 'FAIL', message: '失败' }, status as 200);
@@ -63,6 +67,7 @@ export async function startHarness(
     refundNotifyUrl: `${publicUrl}/notify`,
     retryFactor: opts.retryFactor ?? 0.001,
     pollMs: opts.pollMs ?? 10,
+    ...(opts.receiverTimeoutMs ? { receiverTimeoutMs: opts.receiverTimeoutMs } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });
   app.route(SANDBOX_MOUNT, sandbox.routes);

@@ -224,14 +224,21 @@ describe('delivery', () => {
     expect(row).toMatchObject({ attempts: 4, last_status: 204 });
     expect(row!.delivered_at).not.toBeNull();
   });
+});
+
+describe('delivery on a fast schedule', () => {
+  // A separate sandbox: 24h4m x 0.00001 is under a second, and the receiver may take only 150 ms.
+  let fast: Harness;
+  beforeAll(async () => {
+    fast = await startHarness({ retryFactor: 0.00001, pollMs: 2, receiverTimeoutMs: 150 });
+  });
+  afterAll(async () => {
+    await fast?.close();
+  });
 
   it('gives up after the 15 retries of the schedule (16 attempts in all)', async () => {
-    // A separate, much faster sandbox: 24h4m x 0.00001 is under a second.
-    const fast = await import('./wechat-harness').then((m) =>
-      m.startHarness({ retryFactor: 0.00001, pollMs: 2 }),
-    );
+    fast.receiverStatus = () => 503;
     try {
-      fast.receiverStatus = () => 503;
       const no = tradeNo('G');
       const { prepay_id } = await fast.pay.prepayJsapi({
         out_trade_no: no,
@@ -241,12 +248,50 @@ describe('delivery', () => {
       });
       await fast.sandbox.confirmPayment(prepay_id);
       await fast.sandbox.drainNotifications();
-      expect(fast.received).toHaveLength(RETRY_SCHEDULE_S.length + 1);
-      const [row] = await fast.database.db.select().from(sandbox_pay_notifications);
+      const mine = fast.received.filter((r) => r.body.length > 0);
+      expect(mine).toHaveLength(RETRY_SCHEDULE_S.length + 1);
+      const [row] = await fast.database.db
+        .select()
+        .from(sandbox_pay_notifications)
+        .where(eq(sandbox_pay_notifications.out_trade_no, no));
       expect(row).toMatchObject({ attempts: 16, last_status: 503, delivered_at: null });
       expect(row!.given_up_at).not.toBeNull();
     } finally {
-      await fast.close();
+      fast.receiverStatus = () => 200;
+    }
+  });
+
+  it('counts an answer slower than the time limit as a failure and delivers again', async () => {
+    const before = fast.received.length;
+    fast.receiverDelayMs = 400;
+    let calls = 0;
+    fast.receiverStatus = () => {
+      calls += 1;
+      // Only the first delivery is slow.
+      if (calls === 1) return 200;
+      fast.receiverDelayMs = 0;
+      return 200;
+    };
+    try {
+      const no = tradeNo('S');
+      const { prepay_id } = await fast.pay.prepayJsapi({
+        out_trade_no: no,
+        description: 'x',
+        amount_fen: 1,
+        openid: 'o',
+      });
+      await fast.sandbox.confirmPayment(prepay_id);
+      await fast.sandbox.drainNotifications();
+      expect(fast.received.length - before).toBeGreaterThanOrEqual(2);
+      const [row] = await fast.database.db
+        .select()
+        .from(sandbox_pay_notifications)
+        .where(eq(sandbox_pay_notifications.out_trade_no, no));
+      expect(row!.attempts).toBeGreaterThanOrEqual(2);
+      expect(row!.delivered_at).not.toBeNull();
+    } finally {
+      fast.receiverDelayMs = 0;
+      fast.receiverStatus = () => 200;
     }
   });
 });
