@@ -13,7 +13,7 @@ import { healthRoutes } from './health/health.routes';
 import { payloadTooLarge, renderError } from './lib/errors';
 import { requestLog } from './lib/request-log.middleware';
 import { securityHeaders } from './lib/security-headers.middleware';
-import { serveClient } from './lib/static';
+import { inlineScriptHashes, serveClient } from './lib/static';
 import { queryRoutes } from './api/query.routes';
 import { payRoutes } from './user/pay.routes';
 import { notifyRoutes } from './wechat-notify/notify.routes';
@@ -34,7 +34,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set('deps', deps);
     await next();
   });
-  if (deps.env.NODE_ENV === 'production') app.use('*', securityHeaders());
+  if (deps.env.NODE_ENV === 'production') {
+    app.use(
+      '*',
+      securityHeaders(() => (deps.env.SERVE_CLIENT ? inlineScriptHashes(deps.clientDir) : [])),
+    );
+  }
   app.use(
     '/backend/*',
     bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => renderError(payloadTooLarge(), c) }),

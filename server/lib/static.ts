@@ -3,6 +3,8 @@
  * `index.html` for every other GET that is not an API path (history fallback), always `Cache-Control: no-cache`
  * because WeChat's browser caches pages hard and must pick up a new build at once.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,4 +64,32 @@ export async function serveClient(c: Context, distDir = DIST_DIR): Promise<Respo
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-cache',
   });
+}
+
+let hashCache: { file: string; mtimeMs: number; hashes: string[] } | undefined;
+
+/**
+ * CSP sources (`'sha256-…'`) for the inline scripts of the built index.html (the old-browser notice must run before
+ * the bundle), so the production CSP can stay `script-src 'self'` without 'unsafe-inline'. Cached per build.
+ */
+export function inlineScriptHashes(distDir = DIST_DIR): string[] {
+  const file = path.join(distDir, 'index.html');
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(file).mtimeMs;
+  } catch {
+    return [];
+  }
+  if (hashCache?.file === file && hashCache.mtimeMs === mtimeMs) return hashCache.hashes;
+  const html = readFileSync(file, 'utf8');
+  const hashes: string[] = [];
+  for (const m of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+    hashes.push(
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '', 'utf8')
+        .digest('base64')}'`,
+    );
+  }
+  hashCache = { file, mtimeMs, hashes };
+  return hashes;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(dist, 'assets'));
   fs.writeFileSync(
     path.join(dist, 'index.html'),
-    '<!doctype html><title>扫码即用</title><div id="root"></div>',
+    '<!doctype html><title>扫码即用</title><script>window.ok = 1;</script><div id="root"></div>',
   );
   fs.writeFileSync(path.join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
   fs.writeFileSync(path.join(dist, 'favicon.svg'), '<svg/>');
@@ -78,6 +79,10 @@ describe('app', () => {
     expect(deep.headers.get('content-type')).toMatch(/text\/html/);
     expect(deep.headers.get('cache-control')).toBe('no-cache');
     expect(deep.headers.get('x-frame-options')).toBe('DENY');
+    // The inline script of index.html is allowed by its hash, nothing else inline.
+    const hash = createHash('sha256').update('window.ok = 1;').digest('base64');
+    expect(deep.headers.get('content-security-policy')).toContain(`script-src 'self' 'sha256-${hash}';`);
+    expect(deep.headers.get('content-security-policy')).not.toMatch(/script-src [^;]*unsafe-inline/);
 
     const asset = await t.request('/assets/index-abc123.js');
     expect(asset.status).toBe(200);
