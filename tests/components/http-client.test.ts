@@ -224,7 +224,7 @@ describe('generic failures (real listening server)', () => {
     });
   });
   afterAll(() => {
-    server?.closeAllConnections?.();
+    (server as unknown as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
     server?.close();
   });
 

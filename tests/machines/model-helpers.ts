@@ -23,7 +23,8 @@ export function deferredActor<T>(): Deferred<T> {
     settle(event) {
       const next = waiting.shift();
       if (!next) return false;
-      if (event.type.startsWith('xstate.done.actor.')) next.resolve((event as { output: T }).output);
+      if (event.type.startsWith('xstate.done.actor.'))
+        next.resolve((event as unknown as { output: T }).output);
       else next.reject((event as { error?: unknown }).error ?? new Error('failed'));
       return true;
     },
