@@ -1,0 +1,56 @@
+import { useLocation } from 'wouter';
+import type { ScreenProps } from '../../app/screen-registry';
+import type { ConsumptionHistoryItem } from '../../domain/api';
+import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
+import { userApi } from '../../http/user-api';
+import { Money, PageHeader } from '../../ui';
+import { ORDER_STATUS_LABELS, shortTime } from '../../ui/user/format';
+import { PagedList } from '../../ui/user/paged-list';
+import { SignInPrompt } from '../../ui/user/sign-in-prompt';
+import { usePaged } from './use-paged';
+
+/** `/user/consumption-history`: device runs, newest first, with what was refunded. */
+export default function ConsumptionHistoryScreen({ route }: ScreenProps) {
+  const [, navigate] = useLocation();
+  const list = usePaged((page) => userApi.consumptionHistory(page));
+  return (
+    <>
+      <PageHeader title={route.title} onBack={() => navigate(route.back ?? '/user/profile')} />
+      <main className="px-4 pt-4 pb-10" data-screen="user-consumption-history">
+        <PagedList<ConsumptionHistoryItem>
+          {...list}
+          onRetry={list.retry}
+          onMore={list.loadMore}
+          emptyTitle="暂无消费记录"
+          emptyIcon="🧾"
+          signIn={
+            list.error?.code === WECHAT_AUTH_REQUIRED ? (
+              <SignInPrompt onSignIn={() => navigate(wechatLoginPath('/user/consumption-history'))} />
+            ) : undefined
+          }
+          render={(o) => (
+            <li key={o.order_no} className="list-row" data-testid="consumption-row">
+              <div className="list-col-grow">
+                <p className="font-medium">{o.device_name || '设备'}</p>
+                <p className="text-xs text-base-content/50">
+                  {o.venue_name} · {o.minutes} 分钟 · {o.method === 'wallet' ? '余额支付' : '微信支付'}
+                </p>
+                <p className="text-xs text-base-content/50">
+                  {shortTime(o.created_at)} · {ORDER_STATUS_LABELS[o.status] ?? o.status}
+                </p>
+              </div>
+              <div className="text-right">
+                <Money fen={-o.amount_fen} className="font-semibold" />
+                {o.refunded_fen > 0 && (
+                  <p className="text-xs text-success" data-testid="refund">
+                    退款 <Money fen={o.refunded_fen} />
+                  </p>
+                )}
+              </div>
+            </li>
+          )}
+        />
+      </main>
+    </>
+  );
+}

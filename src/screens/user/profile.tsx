@@ -1,0 +1,169 @@
+import { useSelector } from '@xstate/react';
+import { useMemo, useState } from 'react';
+import { useLocation, useSearch } from 'wouter';
+import type { ScreenProps } from '../../app/screen-registry';
+import { useRequest } from '../../app/use-request';
+import { safeRedirect } from '../auth/wechat-login';
+import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
+import { userApi } from '../../http/user-api';
+import { EmptyState, ErrorState, Loading, Money, PageHeader, Toast } from '../../ui';
+import { MenuList } from '../../ui/user/menu-list';
+import { RechargeSheet } from '../../ui/user/recharge-sheet';
+import { useRechargeActor } from './use-recharge-actor';
+import { cashierReturn, withoutCashierReturn } from './wechat-pay';
+
+const PROGRESS: Record<string, string> = {
+  paying: '正在创建订单…',
+  prompting: '正在调起微信支付…',
+  checking: '正在确认支付结果…',
+  pausing: '正在确认支付结果…',
+};
+
+/** `/user/profile`: the member, balances per merchant (principal and bonus), recharge, and the end-user pages. */
+export default function UserProfileScreen({ route }: ScreenProps) {
+  const [, navigate] = useLocation();
+  const search = useSearch();
+  const init = useMemo(() => {
+    const q = new URLSearchParams(search);
+    const returned = cashierReturn(search);
+    if (returned) navigate(`/user/profile${withoutCashierReturn(search)}`, { replace: true });
+    const merchant = Number(q.get('recharge'));
+    return {
+      returned,
+      merchantId: merchant > 0 ? merchant : null,
+      back: q.get('back'),
+      path: `/user/profile${withoutCashierReturn(search)}`,
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- read once per mount
+  }, []);
+  const profile = useRequest(userApi.profile, init.merchantId ?? undefined);
+  const [toast, setToast] = useState<string | null>(null);
+  const recharge = useRechargeActor({
+    returnPath: init.path,
+    returned: init.returned,
+    merchantId: init.returned ? null : init.merchantId,
+    navigate,
+    onRecharged: () => {
+      setToast('充值成功');
+      profile.refresh();
+    },
+  });
+  const r = useSelector(recharge, (s) => s);
+  const rState = typeof r.value === 'string' ? r.value : 'idle';
+  const sheetOpen = !['idle', 'done', 'start'].includes(rState);
+  const merchantName =
+    profile.data?.wallets.find((w) => w.merchant_id === r.context.merchant_id)?.merchant_name ?? '';
+
+  let body;
+  if (profile.loading && !profile.data) body = <Loading />;
+  else if (profile.error?.code === WECHAT_AUTH_REQUIRED)
+    body = (
+      <EmptyState icon="👤" title="请先登录" description="使用微信登录后查看余额与记录">
+        <button
+          type="button"
+          className="btn btn-success mt-2"
+          onClick={() => navigate(wechatLoginPath(init.path))}
+        >
+          微信登录
+        </button>
+      </EmptyState>
+    );
+  else if (profile.error) body = <ErrorState message={profile.error.message} onRetry={profile.retry} />;
+  else if (profile.data) {
+    const { member, wallets } = profile.data;
+    body = (
+      <>
+        <section className="flex items-center gap-4 rounded-box bg-base-100 p-4">
+          <div className="avatar avatar-placeholder">
+            <div className="w-14 rounded-full bg-success text-success-content">
+              {member.avatar_url ? (
+                <img src={member.avatar_url} alt="" />
+              ) : (
+                <span className="text-xl">{member.nickname.slice(0, 1) || '微'}</span>
+              )}
+            </div>
+          </div>
+          <p className="text-lg font-semibold" data-testid="member-name">
+            {member.nickname || '微信用户'}
+          </p>
+        </section>
+        {init.back && r.matches('done') && (
+          <button
+            type="button"
+            className="btn btn-primary btn-block"
+            onClick={() => navigate(safeRedirect(init.back))}
+          >
+            返回支付
+          </button>
+        )}
+        <section className="space-y-2">
+          <h2 className="text-sm font-medium text-base-content/70">我的余额</h2>
+          {wallets.length === 0 && (
+            <EmptyState icon="👛" title="暂无余额" description="在设备页面扫码后即可充值" />
+          )}
+          {wallets.map((w) => (
+            <div
+              key={w.merchant_id}
+              className="flex items-center justify-between rounded-box bg-base-100 p-4"
+              data-testid={`wallet-${w.merchant_id}`}
+            >
+              <div>
+                <p className="text-sm text-base-content/70">{w.merchant_name}</p>
+                <Money fen={w.balance_fen} className="text-2xl font-semibold" />
+                <p className="text-xs text-base-content/50">
+                  本金 <Money fen={w.principal_fen} /> · 赠送 <Money fen={w.bonus_fen} />
+                </p>
+              </div>
+              <button
+                type="button"
+                className="btn btn-primary btn-sm"
+                onClick={() => recharge.send({ type: 'recharge.open', merchant_id: w.merchant_id })}
+              >
+                充值
+              </button>
+            </div>
+          ))}
+        </section>
+        <MenuList
+          items={[
+            { label: '使用中', icon: '⏱️', onClick: () => navigate('/user/using') },
+            { label: '充值记录', icon: '💳', onClick: () => navigate('/user/recharge-history') },
+            { label: '消费记录', icon: '🧾', onClick: () => navigate('/user/consumption-history') },
+            { label: '意见反馈', icon: '💬', onClick: () => navigate('/user/feedback') },
+          ]}
+        />
+      </>
+    );
+  }
+
+  return (
+    <>
+      <PageHeader
+        title={route.title}
+        onBack={init.back ? () => navigate(safeRedirect(init.back)) : undefined}
+      />
+      <main className="space-y-4 px-4 pt-4 pb-10" data-screen="user-profile">
+        {r.context.notice && r.context.notice !== '充值成功' && (
+          <div className="alert alert-info text-sm">{r.context.notice}</div>
+        )}
+        {body}
+      </main>
+      <RechargeSheet
+        open={sheetOpen}
+        merchantName={merchantName}
+        packages={r.context.packages}
+        loading={rState === 'loadingPackages'}
+        progress={PROGRESS[rState] ?? null}
+        error={r.context.error?.message ?? null}
+        onSelect={(package_id) => recharge.send({ type: 'package.select', package_id })}
+        onRetry={
+          r.context.error && r.context.error.retry !== 'none'
+            ? () => recharge.send({ type: 'retry' })
+            : undefined
+        }
+        onClose={() => recharge.send({ type: 'recharge.close' })}
+      />
+      <Toast message={toast} kind="success" onClose={() => setToast(null)} />
+    </>
+  );
+}
