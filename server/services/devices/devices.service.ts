@@ -225,6 +225,8 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
     async start() {
       const unsubscribe = gateway.subscribe((event) => track(handle(event)));
       await gateway.open();
+      // The first heartbeats are written before the server takes requests, so devices show online at once.
+      while (pending.size > 0) await Promise.all([...pending]);
       let running = false;
       let stopped = false;
       let inFlight: Promise<unknown> = Promise.resolve();
