@@ -530,6 +530,10 @@ export const sandbox_oauth_codes = pgTable('sandbox_oauth_codes', {
   used_at: ts(),
   access_token: text().unique(),
   token_expires_at: ts(),
+  refresh_token: text().unique(),
+  refresh_expires_at: ts(),
+  /** A 快照页 virtual account: the exchange answers `is_snapshotuser: 1`. */
+  snapshot: boolean().notNull().default(false),
   created_at: createdAt(),
 });
 

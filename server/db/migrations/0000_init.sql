@@ -229,8 +229,12 @@ CREATE TABLE "sandbox_oauth_codes" (
 	"used_at" timestamp with time zone,
 	"access_token" text,
 	"token_expires_at" timestamp with time zone,
+	"refresh_token" text,
+	"refresh_expires_at" timestamp with time zone,
+	"snapshot" boolean DEFAULT false NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	CONSTRAINT "sandbox_oauth_codes_access_token_unique" UNIQUE("access_token")
+	CONSTRAINT "sandbox_oauth_codes_access_token_unique" UNIQUE("access_token"),
+	CONSTRAINT "sandbox_oauth_codes_refresh_token_unique" UNIQUE("refresh_token")
 );
 --> statement-breakpoint
 CREATE TABLE "sandbox_pay_notifications" (
