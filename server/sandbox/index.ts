@@ -142,7 +142,7 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
     confirmPayment(prepayId: string, o?: SandboxNotifyOptions): Promise<Transaction> {
       return payService.confirm(prepayId, o);
     },
-    drainNotifications: () => sender.drain(),
+    drainNotifications: (timeoutMs?: number) => sender.drain(timeoutMs),
     signedNotification(transaction, o = {}) {
       const env = sender.envelope(
         transaction,

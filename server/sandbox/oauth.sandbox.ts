@@ -12,6 +12,8 @@ import { esc, page, type SandboxContext } from './context';
 
 const CODE_TTL_MS = 5 * 60_000;
 const TOKEN_TTL_S = 7200;
+/** Refresh tokens live 30 days. */
+const REFRESH_TTL_S = 30 * 24 * 3600;
 const STATE_RE = /^[a-zA-Z0-9]{0,128}$/;
 const OPENID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const SCOPES = ['snsapi_base', 'snsapi_userinfo'];
@@ -66,7 +68,12 @@ export function oauthSandboxRoutes(ctx: SandboxContext): Hono {
     );
   }
 
-  async function issueCode(p: AuthorizeParams, openid: string, nickname: string): Promise<string> {
+  async function issueCode(
+    p: AuthorizeParams,
+    openid: string,
+    nickname: string,
+    snapshot = false,
+  ): Promise<string> {
     const code = nonceStr(32);
     await ctx.db.insert(sandbox_oauth_codes).values({
       code,
@@ -74,6 +81,7 @@ export function oauthSandboxRoutes(ctx: SandboxContext): Hono {
       openid,
       nickname,
       scope: p.scope,
+      snapshot,
       expires_at: new Date(ctx.now() + CODE_TTL_MS),
       created_at: new Date(ctx.now()),
     });
@@ -108,7 +116,7 @@ export function oauthSandboxRoutes(ctx: SandboxContext): Hono {
     if (quick !== undefined) {
       if (!OPENID_RE.test(quick))
         return errorPage(c, 'sandbox_openid 只能是字母、数字、_ 或 -（最多 64 个）');
-      const code = await issueCode(p, quick, `测试用户${quick.slice(-4)}`);
+      const code = await issueCode(p, quick, `测试用户${quick.slice(-4)}`, q.sandbox_snapshot === '1');
       return c.redirect(callbackUrl(p, code), 302);
     }
 
@@ -148,6 +156,7 @@ ${users ? `<div class="card"><h1>最近的测试用户</h1>${users}</div>` : ''}
 <div class="card"><form method="post">${hidden}
 <label for="openid">openid</label><input type="text" id="openid" name="openid" value="${esc(newOpenid)}" required>
 <label for="nickname">昵称</label><input type="text" id="nickname" name="nickname" value="测试用户${newOpenid.slice(-4)}">
+<label><input type="checkbox" name="snapshot" value="1"> 快照页模式（虚拟账号，is_snapshotuser=1）</label>
 <button class="primary" type="submit">确认授权</button></form></div>`,
       ),
     );
@@ -168,7 +177,7 @@ ${users ? `<div class="card"><h1>最近的测试用户</h1>${users}</div>` : ''}
     const openid = s('openid').trim();
     if (!OPENID_RE.test(openid)) return errorPage(c, 'openid 只能是字母、数字、_ 或 -（最多 64 个）');
     const nickname = s('nickname').trim().slice(0, 32) || `测试用户${openid.slice(-4)}`;
-    const code = await issueCode(p, openid, nickname);
+    const code = await issueCode(p, openid, nickname, s('snapshot') === '1');
     return c.redirect(callbackUrl(p, code), 302);
   });
 
@@ -185,6 +194,7 @@ ${users ? `<div class="card"><h1>最近的测试用户</h1>${users}</div>` : ''}
     if (row.used_at) return wxError(c, OAUTH_ERRCODE.CODE_BEEN_USED, 'code been used');
     if (row.expires_at.getTime() <= ctx.now()) return wxError(c, OAUTH_ERRCODE.CODE_EXPIRED, 'code expired');
     const accessToken = `${nonceStr(24)}_${randomHex(20)}`;
+    const refreshToken = `${nonceStr(24)}_${randomHex(20)}`;
     // Single use even under concurrent exchanges: only the update that finds used_at empty wins.
     const won = await ctx.db
       .update(sandbox_oauth_codes)
@@ -192,17 +202,50 @@ ${users ? `<div class="card"><h1>最近的测试用户</h1>${users}</div>` : ''}
         used_at: new Date(ctx.now()),
         access_token: accessToken,
         token_expires_at: new Date(ctx.now() + TOKEN_TTL_S * 1000),
+        refresh_token: refreshToken,
+        refresh_expires_at: new Date(ctx.now() + REFRESH_TTL_S * 1000),
       })
       .where(and(eq(sandbox_oauth_codes.code, code), isNull(sandbox_oauth_codes.used_at)))
       .returning({ openid: sandbox_oauth_codes.openid });
     if (won.length === 0) return wxError(c, OAUTH_ERRCODE.CODE_BEEN_USED, 'code been used');
-    return c.json({
+    return c.json(tokenAnswer(row, accessToken, refreshToken));
+  });
+
+  function tokenAnswer(
+    row: typeof sandbox_oauth_codes.$inferSelect,
+    accessToken: string,
+    refreshToken: string,
+  ) {
+    return {
       access_token: accessToken,
       expires_in: TOKEN_TTL_S,
-      refresh_token: `${nonceStr(24)}_${randomHex(20)}`,
+      refresh_token: refreshToken,
       openid: row.openid,
       scope: row.scope,
-    });
+      // Present only for a snapshot-mode virtual account, as WeChat does.
+      ...(row.snapshot ? { is_snapshotuser: 1 } : {}),
+    };
+  }
+
+  app.get('/sns/oauth2/refresh_token', async (c) => {
+    const { appid, grant_type, refresh_token } = c.req.query();
+    if (!appid) return wxError(c, 41002, 'appid missing');
+    if (appid !== ctx.keys.appid) return wxError(c, OAUTH_ERRCODE.INVALID_APPID, 'invalid appid');
+    if (grant_type !== 'refresh_token') return wxError(c, 40002, 'invalid grant_type');
+    if (!refresh_token) return wxError(c, 41003, 'refresh_token missing');
+    const [row] = await ctx.db
+      .select()
+      .from(sandbox_oauth_codes)
+      .where(eq(sandbox_oauth_codes.refresh_token, refresh_token));
+    if (!row) return wxError(c, 40030, 'invalid refresh_token');
+    if ((row.refresh_expires_at?.getTime() ?? 0) <= ctx.now())
+      return wxError(c, 42002, 'refresh_token expired');
+    const accessToken = `${nonceStr(24)}_${randomHex(20)}`;
+    await ctx.db
+      .update(sandbox_oauth_codes)
+      .set({ access_token: accessToken, token_expires_at: new Date(ctx.now() + TOKEN_TTL_S * 1000) })
+      .where(eq(sandbox_oauth_codes.code, row.code));
+    return c.json(tokenAnswer(row, accessToken, refresh_token));
   });
 
   async function tokenRow(accessToken: string | undefined) {

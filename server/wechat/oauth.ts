@@ -29,14 +29,17 @@ export class WechatOAuthClient implements WechatOAuth {
    * `{authorizeBase}/connect/oauth2/authorize?appid&redirect_uri&response_type=code&scope&state#wechat_redirect`.
    * WeChat matches the parameter order strictly, so the string is built by hand, not with URLSearchParams.
    */
-  authorizeUrl({ redirectUri, scope, state, sandboxOpenid }: AuthorizeUrlInput): string {
+  authorizeUrl({ redirectUri, scope, state, sandboxOpenid, sandboxSnapshot }: AuthorizeUrlInput): string {
     if (!STATE_RE.test(state)) throw new Error('state must be 1–128 characters of [a-zA-Z0-9]');
     const base = this.config.authorizeBase.replace(/\/+$/, '');
     let url =
       `${base}/connect/oauth2/authorize?appid=${encodeURIComponent(this.appid)}` +
       `&redirect_uri=${encodeURIComponent(redirectUri)}&response_type=code` +
       `&scope=${scope}&state=${state}`;
-    if (this.config.sandbox && sandboxOpenid) url += `&sandbox_openid=${encodeURIComponent(sandboxOpenid)}`;
+    if (this.config.sandbox && sandboxOpenid) {
+      url += `&sandbox_openid=${encodeURIComponent(sandboxOpenid)}`;
+      if (sandboxSnapshot) url += '&sandbox_snapshot=1';
+    }
     return `${url}#wechat_redirect`;
   }
 
@@ -44,7 +47,18 @@ export class WechatOAuthClient implements WechatOAuth {
     const q =
       `appid=${encodeURIComponent(this.appid)}&secret=${encodeURIComponent(this.config.secret)}` +
       `&code=${encodeURIComponent(code)}&grant_type=authorization_code`;
-    const body = await this.getJson(`/sns/oauth2/access_token?${q}`);
+    return this.tokenResult(await this.getJson(`/sns/oauth2/access_token?${q}`));
+  }
+
+  /** `sns/oauth2/refresh_token`: a fresh web access_token (refresh tokens live 30 days). */
+  async refresh(refreshToken: string): Promise<CodeExchangeResult> {
+    const q =
+      `appid=${encodeURIComponent(this.appid)}&grant_type=refresh_token` +
+      `&refresh_token=${encodeURIComponent(refreshToken)}`;
+    return this.tokenResult(await this.getJson(`/sns/oauth2/refresh_token?${q}`));
+  }
+
+  private tokenResult(body: Record<string, unknown> | OAuthError): CodeExchangeResult {
     if (isError(body)) return body;
     if (typeof body.openid !== 'string' || typeof body.access_token !== 'string') {
       return { ok: false, errcode: -1, errmsg: 'malformed access_token answer' };
@@ -82,7 +96,11 @@ export class WechatOAuthClient implements WechatOAuth {
     const url = `${this.config.apiBase.replace(/\/+$/, '')}${pathAndQuery}`;
     let res: Response;
     try {
-      res = await this.fetch(url, { method: 'GET', headers: { Accept: 'application/json' } });
+      res = await this.fetch(url, {
+        method: 'GET',
+        headers: { Accept: 'application/json' },
+        signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
+      });
     } catch (e) {
       return { ok: false, errcode: -1, errmsg: `network error: ${(e as Error).message}` };
     }

@@ -233,11 +233,27 @@ export class WechatPayClient implements WechatPay {
       'User-Agent': 'scango-wechatpay/1.0',
     };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await this.fetch(url, { method, headers, ...(body !== undefined ? { body: text } : {}) });
-    const raw = await res.text();
+    let res: Response;
+    let raw: string;
+    try {
+      res = await this.fetch(url, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
+        ...(body !== undefined ? { body: text } : {}),
+      });
+      raw = await res.text();
+    } catch (e) {
+      // Unknown outcome (the request may have reached WeChat): callers retry with the same out_trade_no.
+      throw new WechatPayError(0, 'NETWORK_ERROR', `无法连接微信支付：${(e as Error).message}`);
+    }
     if (res.status >= 200 && res.status < 300) {
       this.verifySignature(raw, res.headers);
-      return { status: res.status, json: raw ? (JSON.parse(raw) as unknown) : null };
+      try {
+        return { status: res.status, json: raw ? (JSON.parse(raw) as unknown) : null };
+      } catch {
+        throw new WechatPayError(res.status, 'BAD_RESPONSE', '微信支付应答不是 JSON');
+      }
     }
     let err: { code?: unknown; message?: unknown; detail?: unknown } = {};
     try {

@@ -23,6 +23,8 @@ export interface WechatOAuthConfig {
   /** `https://api.weixin.qq.com` in production; `<PUBLIC_URL>/backend/sandbox/wechat` in sandbox mode. */
   apiBase: string;
   fetch?: FetchLike;
+  /** Per-request time limit in ms (default 10 000); a timeout is answered as errcode -1. */
+  timeoutMs?: number;
   /** Sandbox mode: `authorizeUrl` may carry `sandbox_openid` (approve at once as that test user). */
   sandbox?: boolean;
 }
@@ -35,6 +37,8 @@ export interface AuthorizeUrlInput {
   state: string;
   /** Sandbox only (ignored in live mode): approve at once as this test openid. */
   sandboxOpenid?: string;
+  /** Sandbox only, with sandboxOpenid: sign in as a 快照页 virtual account (`is_snapshotuser: 1`). */
+  sandboxSnapshot?: boolean;
 }
 
 /** WeChat's errcodes for the code exchange (always HTTP 200; match on errcode, never errmsg). */
@@ -109,6 +113,8 @@ export interface WechatPayConfig {
   /** Refund notification URL (optional). */
   refundNotifyUrl?: string;
   fetch?: FetchLike;
+  /** Per-request time limit in ms (default 10 000); network failures and timeouts throw WechatPayError status 0. */
+  timeoutMs?: number;
   /** Clock in milliseconds (tests inject one). */
   now?: () => number;
 }
@@ -325,8 +331,11 @@ export interface WechatSandboxHandle {
   cashierUrl(params: JsapiPayParams, returnPath: string): string;
   /** What 确认支付 does: marks the transaction paid and sends the notification (resolves once queued). */
   confirmPayment(prepayId: string, opts?: SandboxNotifyOptions): Promise<Transaction>;
-  /** Waits until every queued notification was delivered or gave up (tests). */
-  drainNotifications(): Promise<void>;
+  /**
+   * Waits until every queued notification was delivered or gave up (tests); rejects after `timeoutMs` (default
+   * 30 s). A notification the receiver keeps refusing is retried on the (compressed) schedule until it gives up.
+   */
+  drainNotifications(timeoutMs?: number): Promise<void>;
   /** Builds a notification for `transaction` signed like WeChat's (or with a probe / bad signature), for tests. */
   signedNotification(
     transaction: Transaction,

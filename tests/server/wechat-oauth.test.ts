@@ -89,6 +89,28 @@ describe('sandbox sign-in', () => {
     expect(again.errmsg).toMatch(/^code been used, rid: [0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}$/);
   });
 
+  it('signs in a snapshot-mode virtual account (is_snapshotuser) and refreshes tokens', async () => {
+    const res = await authorize(
+      h.oauth.authorizeUrl({
+        redirectUri: callback(h),
+        scope: 'snsapi_base',
+        state: 'snap',
+        sandboxOpenid: 'oSnap',
+        sandboxSnapshot: true,
+      }),
+    );
+    const code = new URL(res.location!).searchParams.get('code')!;
+    const token = await h.oauth.exchangeCode(code);
+    expect(token).toMatchObject({ ok: true, openid: 'oSnap', is_snapshotuser: true });
+    if (!token.ok) throw new Error('unreachable');
+
+    const refreshed = await h.oauth.refresh(token.refresh_token);
+    expect(refreshed).toMatchObject({ ok: true, openid: 'oSnap', refresh_token: token.refresh_token });
+    if (!refreshed.ok) throw new Error('unreachable');
+    expect(refreshed.access_token).not.toBe(token.access_token);
+    expect(await h.oauth.refresh('nope')).toMatchObject({ ok: false, errcode: 40030 });
+  });
+
   it('answers errors with HTTP 200 and WeChat errcodes', async () => {
     const raw = await fetch(
       `${h.sandbox.oauthConfig.apiBase}/sns/oauth2/access_token?appid=${h.sandbox.keys.appid}&secret=${h.sandbox.keys.secret}&code=nope&grant_type=authorization_code`,

@@ -252,6 +252,17 @@ describe('cashier', () => {
 
     const queried = await h.pay.queryByOutTradeNo(no);
     expect(queried).toMatchObject({ trade_state: 'SUCCESS', transaction_id: n.transaction.transaction_id });
+    // The same transaction by WeChat's id, through a signed GET of the v3 API.
+    const byIdPath = `/v3/pay/transactions/id/${n.transaction.transaction_id}?mchid=${h.sandbox.keys.mchid}`;
+    const byIdUrl = `${h.sandbox.payConfig.apiBase}${byIdPath}`;
+    const byId = await fetch(byIdUrl, {
+      headers: {
+        Authorization: h.pay.authorization('GET', new URL(byIdUrl).pathname + new URL(byIdUrl).search, ''),
+      },
+    });
+    expect(byId.status).toBe(200);
+    expect(byId.headers.get('wechatpay-serial')).toBe(h.sandbox.keys.platformSerial);
+    expect(await byId.json()).toMatchObject({ out_trade_no: no, trade_state: 'SUCCESS' });
 
     // Confirming again (a double tap) sends nothing new.
     const twice = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/cashier/confirm`, {
