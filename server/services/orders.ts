@@ -579,8 +579,11 @@ export async function payForDevice(
     .from(merchants)
     .where(eq(merchants.id, device.merchant_id));
   if (merchant?.status !== 'active') throw new HttpError(409, 'MERCHANT_DISABLED', '该商户已停止营业');
-  const available = await checkDeviceAvailable(db as unknown as Tx, device.id, deps.now());
-  if (available !== 'ok') throw deviceRefusal(available);
+  if (req.method === 'wechat') {
+    // (A wallet pay checks inside its transaction, under the wallet lock.)
+    const available = await checkDeviceAvailable(db as unknown as Tx, device.id, deps.now());
+    if (available !== 'ok') throw deviceRefusal(available);
+  }
 
   const values = {
     order_no: newOrderNo('consume', deps.now()),
@@ -645,8 +648,17 @@ export async function payForDevice(
       return replay(deps, result.replayOf, returnPath);
     }
     dispatchLater(deps, result.sessionId);
-    const session = await usingSessionOf(db, result.order);
-    return { order: orderSummary(result.order), ...(session ? { session } : {}) };
+    const session: UsingSession = {
+      order_no: result.order.order_no,
+      device_id: device.id,
+      device_name: device.name,
+      minutes: price.minutes,
+      amount_fen: result.order.amount_fen,
+      started_at: null,
+      ends_at: null,
+      status: 'starting',
+    };
+    return { order: orderSummary(result.order), session };
   }
 
   // WeChat Pay: the order waits for the payment; nothing moves until WeChat says it is paid.

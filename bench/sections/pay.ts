@@ -1,0 +1,173 @@
+/**
+ * Wallet pay throughput on a real listening server (loopback): POST /backend/user/pay from the wallet, each request
+ * a different free device, spread over many members, with p50/p99, on the embedded DB and (when configured) on
+ * PostgreSQL. Every pay locks the member's wallet, writes the split (platform fee, partner share, merchant) and a
+ * `starting` device session in one transaction, then the simulator acknowledges. The ledger invariants are checked
+ * after the run (tests/server/invariants.ts).
+ */
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { and, asc, eq } from 'drizzle-orm';
+import { startServer, type RunningServer } from '../../server/start';
+import { devices, members, orders, service_prices } from '../../server/db/schema';
+import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
+import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
+import { ledgerViolations } from '../../tests/server/invariants';
+import type { BenchContext, BenchRow } from '../types';
+import { round, runLoad } from '../lib';
+
+const MEMBERS = 64;
+
+/** Bench fixtures: enough online devices for every request, members with money and a live session each. */
+async function prepare(server: RunningServer, count: number) {
+  const { db } = server.deps;
+  const [d0] = await db.select().from(devices).orderBy(asc(devices.id)).limit(1);
+  if (!d0) throw new Error('no demo device');
+  const [price] = await db
+    .select()
+    .from(service_prices)
+    .where(and(eq(service_prices.venue_id, d0.venue_id), eq(service_prices.active, true)))
+    .orderBy(asc(service_prices.sort))
+    .limit(1);
+  if (!price) throw new Error('no demo price');
+  const now = new Date();
+  const rows = Array.from({ length: count }, (_, i) => ({
+    merchant_id: d0.merchant_id,
+    venue_id: d0.venue_id,
+    product_id: d0.product_id,
+    name: `压测设备 ${i + 1}`,
+    serial: `BENCH-${randomBytes(3).toString('hex')}-${i}`,
+    // Online as if it had just sent its heartbeat (the simulator heartbeats them from its next beat on).
+    last_heartbeat_at: now,
+  }));
+  const ids: number[] = [];
+  for (let i = 0; i < rows.length; i += 500) {
+    const inserted = await db
+      .insert(devices)
+      .values(rows.slice(i, i + 500))
+      .returning({ id: devices.id });
+    ids.push(...inserted.map((r) => r.id));
+  }
+  const perMember = Math.ceil(count / MEMBERS) * price.price_fen;
+  const cookies: string[] = [];
+  for (let m = 0; m < MEMBERS; m++) {
+    const [mem] = await db
+      .insert(members)
+      .values({ openid: `bench-${randomBytes(6).toString('hex')}` })
+      .returning({ id: members.id });
+    // Money comes in the real way: a WeChat recharge booked by the money service.
+    await db.transaction(async (tx) => {
+      const [o] = await tx
+        .insert(orders)
+        .values({
+          order_no: newOrderNo('recharge'),
+          kind: 'recharge',
+          method: 'wechat',
+          status: 'pending',
+          member_id: mem!.id,
+          merchant_id: d0.merchant_id,
+          amount_fen: perMember,
+        })
+        .returning();
+      await settleWechatPayment(tx, o!, { transaction_id: `bench-${o!.id}`, now });
+    });
+    cookies.push(`${MEMBER_COOKIE}=${await createMemberSession(db, mem!.id, now)}`);
+  }
+  return { ids, venue_id: d0.venue_id, price_id: price.id, cookies };
+}
+
+async function walletPays(
+  ctx: BenchContext,
+  db: 'pglite' | 'postgres',
+  databaseUrl?: string,
+): Promise<BenchRow> {
+  const server = await startServer(
+    {
+      PORT: 0,
+      HOST: '127.0.0.1',
+      DATA_DIR: path.join(ctx.workDir, `pay-${db}`),
+      DATABASE_URL: databaseUrl ?? '',
+      SERVE_CLIENT: false,
+      LOG_REQUESTS: false,
+      NODE_ENV: 'production',
+    },
+    { quiet: true },
+  );
+  try {
+    const fx = await prepare(server, ctx.limits.maxRequests);
+    const url = `http://127.0.0.1:${server.port}/backend/user/pay`;
+    const r = await runLoad(
+      async (i) => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            cookie: fx.cookies[i % fx.cookies.length]!,
+            'Idempotency-Key': `bench-${i}`,
+          },
+          body: JSON.stringify({
+            device_id: fx.ids[i],
+            venue_id: fx.venue_id,
+            price_id: fx.price_id,
+            method: 'wallet',
+          }),
+        });
+        await res.arrayBuffer();
+        return res.status;
+      },
+      { ...ctx.limits, maxRequests: Math.min(ctx.limits.maxRequests, fx.ids.length) },
+    );
+    // Let the simulator acknowledge what it was sent, then check the whole ledger.
+    for (let i = 0; i < 50; i++) {
+      await server.deps.devices?.settle();
+      if ((await ledgerViolations(server.deps.db, { settled: true })).length === 0) break;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    const violations = await ledgerViolations(server.deps.db, { settled: true });
+    const inv =
+      violations.length === 0
+        ? 'invariants ok'
+        : `INVARIANTS VIOLATED (${violations.length}): ${violations[0]}`;
+    return {
+      section: 'wallet-pay',
+      name: `POST /backend/user/pay (wallet), ${MEMBERS} members, concurrency ${ctx.limits.concurrency}`,
+      db,
+      requests: r.requests,
+      rps: round(r.rps),
+      p50_ms: round(r.p50_ms),
+      p99_ms: round(r.p99_ms),
+      note: `${r.errors ? `${r.errors} errors ${JSON.stringify(r.statuses)}` : 'all 201'}; ${inv}`,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+export default async function paySection(ctx: BenchContext): Promise<BenchRow[]> {
+  ctx.log('wallet-pay: embedded DB');
+  const rows = [await walletPays(ctx, 'pglite')];
+  if (ctx.postgresUrl) {
+    const { default: pg } = await import('pg');
+    const name = `bench_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: ctx.postgresUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    try {
+      const url = new URL(ctx.postgresUrl);
+      url.pathname = `/${name}`;
+      ctx.log('wallet-pay: PostgreSQL');
+      rows.push(await walletPays(ctx, 'postgres', url.toString()));
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  } else {
+    rows.push({
+      section: 'wallet-pay',
+      name: 'PostgreSQL',
+      db: 'postgres',
+      note: 'skipped: set BENCH_DATABASE_URL',
+    });
+  }
+  return rows;
+}
