@@ -3,7 +3,6 @@ import { useLocation } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
 import { useSession } from '../../app/root-actors.context';
 import { forgetMe } from '../../app/staff-features';
-import { LoginRequestSchema } from '../../domain/api';
 import { PARTNER_LEVEL } from '../../domain/levels';
 import { isApiRequestError } from '../../http/client';
 import { staffApi } from '../../http/staff-api';
@@ -19,15 +18,25 @@ export default function AdminLoginScreen(_: ScreenProps) {
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const parsed = LoginRequestSchema.safeParse({ username, password });
-    if (!parsed.success) {
-      setError(parsed.error.issues[0]?.message ?? '请填写用户名和密码');
+    // The same rules as LoginRequestSchema, written out so the sign-in chunk does not pull in zod (~26 KB gzip).
+    const name = username.trim();
+    const problem = !name
+      ? '请输入用户名'
+      : name.length > 64
+        ? '用户名过长'
+        : !password
+          ? '请输入密码'
+          : password.length > 128
+            ? '密码过长'
+            : null;
+    if (problem) {
+      setError(problem);
       return;
     }
     setBusy(true);
     setError(null);
     try {
-      const { token, user } = await staffApi.login(parsed.data);
+      const { token, user } = await staffApi.login({ username: name, password });
       forgetMe();
       session.login(token, user);
       navigate(user.level === PARTNER_LEVEL ? '/wallet' : '/dashboard', { replace: true });
