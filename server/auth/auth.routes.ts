@@ -13,8 +13,8 @@ import {
   type StaffUser,
 } from '../../src/domain/api';
 import type { AppEnv, StaffAuth } from '../context';
-import { accounts } from '../db/schema';
-import { HttpError, tooManyRequests } from '../lib/errors';
+import { accounts, merchants } from '../db/schema';
+import { HttpError, forbidden, tooManyRequests } from '../lib/errors';
 import {
   LIMITS,
   clearFailures,
@@ -89,6 +89,13 @@ export function authRoutes() {
     }
 
     await clearFailures(db, uKey);
+    if (account.merchant_id !== null) {
+      const [m] = await db
+        .select({ status: merchants.status })
+        .from(merchants)
+        .where(eq(merchants.id, account.merchant_id));
+      if (m?.status !== 'active') throw forbidden('商户已停用，请联系平台管理员', 'MERCHANT_DISABLED');
+    }
     const { token } = await issueToken(db, account.id, now(), env.TOKEN_TTL_HOURS);
     const user: StaffUser = {
       id: account.id,

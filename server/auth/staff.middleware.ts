@@ -2,12 +2,12 @@
  * Staff authorization. Owns the rule that who you are, your level, your merchant and your features come from the
  * bearer token alone: the client's X-UserLevel and X-MerchantID headers are display hints and are never read here.
  */
-import { and, eq, gt, isNull, type Column, type SQL } from 'drizzle-orm';
+import { and, eq, gt, isNull, or, type Column, type SQL } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { FEATURES, type Feature } from '../../src/domain/levels';
 import type { AppEnv, StaffAuth, StaffRole } from '../context';
 import type { Db } from '../db/client';
-import { accounts, auth_tokens, permissions } from '../db/schema';
+import { accounts, auth_tokens, merchants, permissions } from '../db/schema';
 import { forbidden, notFound, unauthorized } from '../lib/errors';
 import { bearerOf, hashToken } from './tokens';
 
@@ -21,7 +21,10 @@ export async function featuresOfLevel(db: Db, level: number): Promise<Set<string
   return new Set(rows.map((r) => r.feature));
 }
 
-/** Resolves a raw bearer token to the staff account, or undefined when missing, unknown, expired, revoked or disabled. */
+/**
+ * Resolves a raw bearer token to the staff account, or undefined when unknown, expired, revoked, or the account or
+ * its merchant is disabled.
+ */
 export async function resolveStaff(db: Db, token: string, now: Date): Promise<StaffAuth | undefined> {
   const [row] = await db
     .select({
@@ -34,12 +37,15 @@ export async function resolveStaff(db: Db, token: string, now: Date): Promise<St
     })
     .from(auth_tokens)
     .innerJoin(accounts, eq(accounts.id, auth_tokens.account_id))
+    .leftJoin(merchants, eq(merchants.id, accounts.merchant_id))
     .where(
       and(
         eq(auth_tokens.token_hash, hashToken(token)),
         isNull(auth_tokens.revoked_at),
         gt(auth_tokens.expires_at, now),
         eq(accounts.status, 'active'),
+        // Staff of a disabled merchant lose access at once (level 1 has no merchant).
+        or(isNull(accounts.merchant_id), eq(merchants.status, 'active')),
       ),
     )
     .limit(1);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, eq } from 'drizzle-orm';
-import { accounts, auth_tokens, login_attempts } from '../../server/db/schema';
+import { accounts, auth_tokens, login_attempts, merchants } from '../../server/db/schema';
 import { hashToken } from '../../server/auth/tokens';
 import { hashPassword, verifyPassword } from '../../server/auth/password';
 import { bearer, createTestApp, postJson, type TestApp } from './test-app';
@@ -139,6 +139,25 @@ describe('staff sign-in', () => {
       await t.deps.db.update(accounts).set({ status: 'active' }).where(eq(accounts.username, 'partner'));
       await t.deps.db.delete(login_attempts);
     }
+  });
+
+  it('refuses the staff of a disabled merchant (sign-in 403, existing tokens 401), not the platform admin', async () => {
+    const token = await t.login('employee');
+    const adminToken = await t.login('admin');
+    await t.deps.db.update(merchants).set({ status: 'disabled' }).where(eq(merchants.id, 1));
+    try {
+      expect((await t.request('/backend/auth/me', bearer(token))).status).toBe(401);
+      expect((await t.request('/backend/auth/me', bearer(adminToken))).status).toBe(200);
+      const again = await t.json<{ code: string }>(
+        '/backend/auth/login',
+        postJson({ username: 'merchant', password: 'demo1234' }),
+      );
+      expect(again.status).toBe(403);
+      expect(again.body.code).toBe('MERCHANT_DISABLED');
+    } finally {
+      await t.deps.db.update(merchants).set({ status: 'active' }).where(eq(merchants.id, 1));
+    }
+    expect((await t.request('/backend/auth/me', bearer(token))).status).toBe(200);
   });
 
   it('slows repeated failures, then refuses with 429 and Retry-After, even with the right password', async () => {
