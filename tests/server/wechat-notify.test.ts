@@ -5,6 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandbox_pay_notifications } from '../../server/db/schema';
+import { createWechatSandbox } from '../../server/sandbox/index';
 import { RETRY_SCHEDULE_S } from '../../server/sandbox/notifier';
 import { aesGcmEncrypt } from '../../server/wechat/crypto';
 import { WechatPayClient } from '../../server/wechat/pay';
@@ -292,6 +293,38 @@ describe('delivery on a fast schedule', () => {
     } finally {
       fast.receiverDelayMs = 0;
       fast.receiverStatus = () => 200;
+    }
+  });
+
+  it('survives a restart: another sandbox instance on the same DB has the same keys and delivers the queue', async () => {
+    const no = tradeNo('X');
+    const { prepay_id } = await fast.pay.prepayJsapi({
+      out_trade_no: no,
+      description: 'x',
+      amount_fen: 1,
+      openid: 'o',
+    });
+    await fast.sandbox.confirmPayment(prepay_id, { delayMs: 300 });
+    // The first instance goes away before the delivery is due.
+    await fast.sandbox.stop();
+    const second = await createWechatSandbox({
+      publicUrl: fast.publicUrl,
+      db: fast.database.db,
+      notifyUrl: `${fast.publicUrl}/notify`,
+      retryFactor: 0.00001,
+      pollMs: 5,
+    });
+    try {
+      expect(second.keys).toEqual(fast.sandbox.keys);
+      second.start();
+      await second.drainNotifications();
+      const got = fast.received.filter((r) => {
+        const n = fast.pay.parseNotification(r.body, r.headers);
+        return n.kind === 'transaction' && n.transaction.out_trade_no === no;
+      });
+      expect(got).toHaveLength(1);
+    } finally {
+      await second.stop();
     }
   });
 });
