@@ -306,6 +306,56 @@ describe('cashier', () => {
   });
 });
 
+describe('test switches', () => {
+  it('the cashier passes notify switches on; POST _control confirms by out_trade_no', async () => {
+    const no = tradeNo('W');
+    const { prepay_id } = await h.pay.prepayJsapi(order(no, 900));
+    const before = h.received.length;
+    const form = new URLSearchParams({
+      ...h.pay.jsapiParams(prepay_id),
+      return: '/user/pay',
+      notify: 'duplicate',
+    });
+    const res = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/cashier/confirm`, {
+      method: 'POST',
+      body: form,
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(303);
+    await h.sandbox.drainNotifications();
+    expect(h.received.length - before).toBe(2);
+
+    const other = tradeNo('W');
+    await h.pay.prepayJsapi(order(other, 100));
+    const ctl = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ action: 'confirm', out_trade_no: other, wrong_amount_fen: 7 }),
+    });
+    expect(ctl.status).toBe(200);
+    expect(await ctl.json()).toMatchObject({ transaction: { out_trade_no: other, trade_state: 'SUCCESS' } });
+    await h.sandbox.drainNotifications();
+    const last = h.received.at(-1)!;
+    const n = h.pay.parseNotification(last.body, last.headers);
+    expect(n).toMatchObject({
+      kind: 'transaction',
+      transaction: { out_trade_no: other, amount: { total: 7 } },
+    });
+
+    const missing = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ action: 'confirm', out_trade_no: 'NOSUCHORDER9' }),
+    });
+    expect(missing.status).toBe(404);
+    const junk = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
+      method: 'POST',
+      body: 'x',
+    });
+    expect(junk.status).toBe(400);
+  });
+});
+
 describe('refunds', () => {
   it('refunds up to the paid amount, answers PROCESSING, settles, and sends a REFUND.SUCCESS notification', async () => {
     const no = tradeNo('R');
