@@ -72,6 +72,27 @@ export async function startServer(
   };
 
   try {
+    // Listen first: the real port (PORT=0 picks one) is then known to the hooks (PUBLIC_URL, notify URLs). Until the
+    // app is ready every request answers 503, which is what a load balancer's health check should see.
+    let appFetch: (req: Request, env: unknown) => Response | Promise<Response> = () =>
+      new Response(JSON.stringify({ code: 'STARTING', message: '服务正在启动，请稍后再试' }), {
+        status: 503,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' },
+      });
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = serve(
+        { fetch: (req, bindings) => appFetch(req, bindings), port: env.PORT, hostname: env.HOST },
+        (info: AddressInfo) => resolve(info.port),
+      );
+      s.once('error', reject);
+      server = s;
+    });
+    const url = `http://localhost:${port}`;
+    if (env.PORT === 0 && !(overrides.PUBLIC_URL ?? process.env.PUBLIC_URL)) {
+      // A random port: the default public URL must name the port actually used.
+      env.PUBLIC_URL = url;
+    }
+
     const deps: AppDeps = {
       db: database.db,
       env,
@@ -86,18 +107,7 @@ export async function startServer(
       if (stop) stops.push(stop);
     }
     const app = createApp(deps);
-    const port = await new Promise<number>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, (info: AddressInfo) =>
-        resolve(info.port),
-      );
-      s.once('error', reject);
-      server = s;
-    });
-    const url = `http://localhost:${port}`;
-    if (env.PORT === 0 && !overrides.PUBLIC_URL && !process.env.PUBLIC_URL) {
-      // A random port: the default public URL must name the port actually used.
-      deps.env.PUBLIC_URL = url;
-    }
+    appFetch = (req, bindings) => app.fetch(req, bindings);
     if (!opts.quiet) {
       const info =
         env.SEED === 'demo' ? await demoInfo(deps.db, deps.env.PUBLIC_URL) : { accounts: [], devices: [] };
