@@ -30,10 +30,8 @@ export const STATE_TTL_MS = 10 * 60_000;
 /** How long a duplicate callback waits for the first one to finish its code exchange. */
 const DUPLICATE_WAIT_MS = 8000;
 
-type WithWechat = AppDeps & { wechat?: Wechat };
-
 function wechatOf(deps: AppDeps): Wechat {
-  const wechat = (deps as WithWechat).wechat;
+  const wechat = deps.wechat;
   if (!wechat) throw new HttpError(503, 'WECHAT_NOT_CONFIGURED', '微信登录未配置');
   return wechat;
 }

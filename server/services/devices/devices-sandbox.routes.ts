@@ -15,7 +15,7 @@ import { isControllable } from './gateway';
 const ModeBody = z.object({ mode: z.enum(['normal', 'refuse', 'silent', 'offline']) });
 
 function sandboxMode(deps: AppDeps): boolean {
-  return (deps as AppDeps & { wechat?: { mode: string } }).wechat?.mode === 'sandbox';
+  return deps.wechat?.mode === 'sandbox';
 }
 
 export function devicesSandboxRoutes(): Hono<AppEnv> {
