@@ -39,6 +39,7 @@ const STATE_DESC: Record<TradeState, string> = {
   PAYERROR: '支付失败',
 };
 
+/** An error answer of the sandbox, in WeChat Pay's `{code, message, detail?}` shape. */
 export class SandboxPayError extends Error {
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 500,
@@ -503,6 +504,7 @@ export function paySandboxRoutes(ctx: SandboxContext, service: SandboxPayService
         { 'Request-ID': randomHex(16) },
       );
     }
+    console.error('wechatpay sandbox:', e);
     return c.json({ code: 'SYSTEM_ERROR', message: '系统错误，请用相同参数重新调用' }, 500);
   };
   const signed = (c: Context, status: 200 | 204, payload: unknown) => {
