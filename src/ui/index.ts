@@ -14,3 +14,4 @@ export { ConfirmDialog, type ConfirmDialogProps } from './confirm-dialog';
 export { Money, type MoneyProps } from './money';
 export { Toast, type ToastProps } from './toast';
 export { TabDock, type TabDockProps, type TabDockItem } from './tab-dock';
+export { Icon, type IconName } from './icons';

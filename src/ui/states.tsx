@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { Icon } from './icons';
 
 export interface LoadingProps {
   /** Read by screen readers and shown under the spinner. */
@@ -22,20 +23,27 @@ export function Loading({ label = '加载中…' }: LoadingProps) {
 export interface EmptyStateProps {
   title?: string;
   description?: ReactNode;
+  /** A short glyph shown instead of the default inbox icon. */
   icon?: string;
   children?: ReactNode;
 }
 
 /** Nothing to show yet: an honest statement, never made-up figures. */
-export function EmptyState({ title = '暂无数据', description, icon = '📭', children }: EmptyStateProps) {
+export function EmptyState({ title = '暂无数据', description, icon, children }: EmptyStateProps) {
   return (
     <div
       className="flex flex-col items-center justify-center gap-2 px-6 py-14 text-center"
       data-testid="empty-state"
     >
-      <span className="text-4xl" aria-hidden="true">
-        {icon}
-      </span>
+      {icon ? (
+        <span className="text-4xl" aria-hidden="true">
+          {icon}
+        </span>
+      ) : (
+        <span className="text-base-content/30">
+          <Icon name="inbox" className="size-12" />
+        </span>
+      )}
       <p className="font-medium">{title}</p>
       {description && <p className="text-sm text-base-content/60">{description}</p>}
       {children}
@@ -54,8 +62,8 @@ export interface ErrorStateProps {
 export function ErrorState({ message, title = '加载失败', onRetry, retryLabel = '重试' }: ErrorStateProps) {
   return (
     <div className="flex flex-col items-center gap-3 px-6 py-14 text-center" role="alert">
-      <span className="text-4xl" aria-hidden="true">
-        ⚠️
+      <span className="text-warning">
+        <Icon name="alert" className="size-12" />
       </span>
       <p className="font-medium">{title}</p>
       <p className="text-sm text-base-content/70">{message}</p>
@@ -82,8 +90,8 @@ export function NoPermission({
 }: NoPermissionProps) {
   return (
     <div className="flex flex-col items-center gap-2 px-6 py-14 text-center" data-testid="no-permission">
-      <span className="text-4xl" aria-hidden="true">
-        🔒
+      <span className="text-base-content/30">
+        <Icon name="lock" className="size-12" />
       </span>
       <p className="font-medium">{title}</p>
       <p className="text-sm text-base-content/60">{description}</p>

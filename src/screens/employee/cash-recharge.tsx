@@ -8,7 +8,6 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
       route={route}
       description="为到店会员收取现金并充入其钱包，计入现金报表。"
       emptyTitle="暂无数据"
-      emptyIcon="💵"
     />
   );
 }

@@ -11,6 +11,16 @@ import { EmptyState, ErrorState, Loading, Money, PageHeader } from '../../ui';
 
 type Group = NonNullable<RouteDef['group']>;
 const GROUP_ORDER: Group[] = ['main', 'admin', 'subUsers', 'merchant', 'reports', 'daily', 'employee'];
+/** Tile colours per group (literal class names so Tailwind keeps them). */
+const GROUP_TONE: Record<Group, string> = {
+  main: 'bg-warning/15 text-warning-content',
+  admin: 'bg-neutral/10 text-neutral',
+  subUsers: 'bg-secondary/15 text-secondary',
+  merchant: 'bg-primary/15 text-primary',
+  reports: 'bg-info/15 text-info',
+  daily: 'bg-accent/20 text-accent-content',
+  employee: 'bg-success/15 text-success',
+};
 
 /** The tiles a set of features opens, grouped in the order of GROUP_LABELS. */
 export function tileGroups(
@@ -83,8 +93,11 @@ export default function DashboardScreen({ route }: ScreenProps) {
                         href={r.path}
                         className="flex flex-col items-center gap-1 rounded-lg py-1 active:bg-base-200"
                       >
-                        <span className="text-2xl" aria-hidden="true">
-                          {r.icon}
+                        <span
+                          className={`flex size-11 items-center justify-center rounded-xl text-lg font-semibold ${GROUP_TONE[g.group]}`}
+                          aria-hidden="true"
+                        >
+                          {r.title.slice(0, 1)}
                         </span>
                         <span className="text-xs">{r.title}</span>
                       </Link>

@@ -8,7 +8,6 @@ export default function WalletScreen({ route }: ScreenProps) {
       route={route}
       description="您的分润收入与可提现余额，以及提现申请记录。"
       emptyTitle="暂无钱包记录"
-      emptyIcon="👛"
     />
   );
 }

@@ -8,7 +8,6 @@ export default function RechargeReportScreen({ route }: ScreenProps) {
       route={route}
       description="按日统计的会员充值金额与笔数（微信与现金）。"
       emptyTitle="暂无数据"
-      emptyIcon="📈"
     />
   );
 }

@@ -8,7 +8,6 @@ export default function ProfitSharingScreen({ route }: ScreenProps) {
       route={route}
       description="按场地设置合伙人的分润比例，线上收入在支付时自动分账。"
       emptyTitle="暂无分润规则"
-      emptyIcon="🤝"
     />
   );
 }

@@ -8,7 +8,6 @@ export default function SubUsersScreen({ route }: ScreenProps) {
       route={route}
       description="为合伙人和员工开设子账号，并设置其所属场地。"
       emptyTitle="暂无子账号"
-      emptyIcon="👥"
     />
   );
 }

@@ -3,6 +3,8 @@ import { useEffect, useState } from 'react';
 export interface CountdownProps {
   /** ISO time the session ends. */
   endsAt: string;
+  /** Server clock minus phone clock, in ms (phones' clocks are often off). */
+  skewMs?: number;
   /** Called once when the time is up (the owner refreshes the list). */
   onElapsed?: () => void;
 }
@@ -16,14 +18,14 @@ export function formatLeft(ms: number): string {
 }
 
 /** A live countdown to `endsAt`, ticking every second. */
-export function Countdown({ endsAt, onElapsed }: CountdownProps) {
+export function Countdown({ endsAt, skewMs = 0, onElapsed }: CountdownProps) {
   const end = Date.parse(endsAt);
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
   }, []);
-  const left = end - now;
+  const left = end - (now + skewMs);
   useEffect(() => {
     if (left <= 0 && onElapsed) onElapsed();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- fire once when it crosses zero
