@@ -2,7 +2,9 @@
  * Stops a real listening server and starts it again on the same data (a PGlite DATA_DIR, or the same PostgreSQL
  * database with TEST_DATABASE_URL): accounts, tokens, changed settings are all still there.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -105,4 +107,56 @@ describe('restart on the same data', () => {
       await second.close();
     }
   });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('the server process', () => {
+  it('starts with `server/main.ts`, prints the demo accounts and pay links, and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DATABASE_URL: String(env.DATABASE_URL ?? ''),
+        SERVE_CLIENT: 'false',
+        PUBLIC_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 90_000;
+      let healthy = false;
+      while (!healthy && Date.now() < deadline && child.exitCode === null) {
+        healthy = await fetch(`http://127.0.0.1:${port}/backend/health`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+        if (!healthy) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(healthy, out).toBe(true);
+      expect(out).toContain('admin');
+      expect(out).toContain(`http://localhost:${port}/user/pay?device_id=1&venue_id=1`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(out).toContain('SIGTERM received');
+  }, 120_000);
 });
