@@ -195,6 +195,8 @@ export async function settleWechatPayment(
 ): Promise<void> {
   if (order.status !== 'pending')
     throw new OrderMoneyError(`order ${order.order_no} is ${order.status}, not pending`);
+  // Lock order: a member's wallet before any system wallet, in every movement (no deadlock with a wallet pay).
+  if (order.member_id !== null) await memberWallet(tx, order.member_id, order.merchant_id, { lock: true });
   const wechat = await externalWallet(tx, 'wechat');
   const entries: Entry[] = [{ wallet_id: wechat.id, bucket: 'principal', amount_fen: -order.amount_fen }];
   if (order.kind === 'consume') {
@@ -269,6 +271,9 @@ export async function refundOrder(
       `refund of ${r} on order ${order.order_no} exceeds what is left (${order.amount_fen - before})`,
     );
   }
+
+  // The member's wallet before any system wallet (the lock order every movement follows).
+  if (order.member_id !== null) await memberWallet(tx, order.member_id, order.merchant_id, { lock: true });
 
   // The payment: what it debited (sources) and credited (recipients), per wallet and bucket.
   const paymentEntries = await tx
