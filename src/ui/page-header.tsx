@@ -11,7 +11,7 @@ export interface PageHeaderProps {
 /** The sticky page header: back arrow, centred title, optional action. */
 export function PageHeader({ title, onBack, action }: PageHeaderProps) {
   return (
-    <header className="navbar sticky top-0 z-10 min-h-12 bg-base-100/95 px-2 pt-[env(safe-area-inset-top)] shadow-sm backdrop-blur">
+    <header className="navbar sticky top-0 z-10 min-h-12 bg-base-100 px-2 pt-[env(safe-area-inset-top)] shadow-sm">
       <div className="w-12 flex-none">
         {onBack && (
           <button

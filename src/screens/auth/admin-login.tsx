@@ -58,8 +58,8 @@ export default function AdminLoginScreen(_: ScreenProps) {
       <form className="card bg-base-100 shadow-sm" onSubmit={submit} noValidate>
         <div className="card-body gap-4">
           <h2 className="card-title text-lg">管理员登录</h2>
-          <label className="floating-label">
-            <span>用户名</span>
+          <label className="block">
+            <span className="mb-1 block text-sm text-base-content/70">用户名</span>
             <input
               className="input w-full"
               name="username"
@@ -69,8 +69,8 @@ export default function AdminLoginScreen(_: ScreenProps) {
               onChange={(e) => setUsername(e.target.value)}
             />
           </label>
-          <label className="floating-label">
-            <span>密码</span>
+          <label className="block">
+            <span className="mb-1 block text-sm text-base-content/70">密码</span>
             <input
               className="input w-full"
               name="password"
