@@ -62,7 +62,8 @@ export const userApi = {
     http.post<RechargeResponse>('/user/recharge', body, idem(key)),
   pay: (body: PayRequest & { return_path?: string }, key: string) =>
     http.post<PayResponse>('/user/pay', body, idem(key)),
-  using: () => http.get<{ items: UsingSession[] }>('/user/using'),
+  /** `server_time` lets the countdown run on the server's clock rather than the phone's. */
+  using: () => http.get<{ items: UsingSession[]; server_time?: string }>('/user/using'),
   stop: (orderNo: string) => http.post<StopResponse>(`/user/using/${encodeURIComponent(orderNo)}/stop`),
   rechargeHistory: (page: number, pageSize = 20) =>
     http.get<Page<RechargeHistoryItem>>(`/user/recharge-history${q({ page, page_size: pageSize })}`),

@@ -22,7 +22,7 @@ export default function ConsumptionHistoryScreen({ route }: ScreenProps) {
           onRetry={list.retry}
           onMore={list.loadMore}
           emptyTitle="暂无消费记录"
-          emptyIcon="🧾"
+
           signIn={
             list.error?.code === WECHAT_AUTH_REQUIRED ? (
               <SignInPrompt onSignIn={() => navigate(wechatLoginPath('/user/consumption-history'))} />

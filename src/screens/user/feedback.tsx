@@ -118,7 +118,7 @@ function FeedbackList({ onSignIn }: { onSignIn: () => void }) {
       onRetry={list.retry}
       onMore={list.loadMore}
       emptyTitle="还没有提交过反馈"
-      emptyIcon="💬"
+
       signIn={list.error?.code === WECHAT_AUTH_REQUIRED ? <SignInPrompt onSignIn={onSignIn} /> : undefined}
       render={(f) => (
         <li key={f.id} className="list-row block" data-testid="feedback-row">

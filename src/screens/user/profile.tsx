@@ -1,12 +1,12 @@
 import { useSelector } from '@xstate/react';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
 import { useRequest } from '../../app/use-request';
 import { safeRedirect } from '../auth/wechat-login';
 import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
-import { EmptyState, ErrorState, Loading, Money, PageHeader, Toast } from '../../ui';
+import { EmptyState, ErrorState, Loading, Money, PageHeader } from '../../ui';
 import { MenuList } from '../../ui/user/menu-list';
 import { RechargeSheet } from '../../ui/user/recharge-sheet';
 import { useRechargeActor } from './use-recharge-actor';
@@ -26,7 +26,6 @@ export default function UserProfileScreen({ route }: ScreenProps) {
   const init = useMemo(() => {
     const q = new URLSearchParams(search);
     const returned = cashierReturn(search);
-    if (returned) navigate(`/user/profile${withoutCashierReturn(search)}`, { replace: true });
     const merchant = Number(q.get('recharge'));
     return {
       returned,
@@ -36,17 +35,18 @@ export default function UserProfileScreen({ route }: ScreenProps) {
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- read once per mount
   }, []);
+  // The cashier's additions are read once; drop them from the address after mounting so a reload does not replay
+  // them (changing the URL during the first render would make React render again without them).
+  useEffect(() => {
+    if (init.returned) navigate(init.path, { replace: true });
+  }, [init, navigate]);
   const profile = useRequest(userApi.profile, init.merchantId ?? undefined);
-  const [toast, setToast] = useState<string | null>(null);
   const recharge = useRechargeActor({
     returnPath: init.path,
     returned: init.returned,
     merchantId: init.returned ? null : init.merchantId,
     navigate,
-    onRecharged: () => {
-      setToast('充值成功');
-      profile.refresh();
-    },
+    onRecharged: () => profile.refresh(),
   });
   const r = useSelector(recharge, (s) => s);
   const rState = typeof r.value === 'string' ? r.value : 'idle';
@@ -143,8 +143,13 @@ export default function UserProfileScreen({ route }: ScreenProps) {
         onBack={init.back ? () => navigate(safeRedirect(init.back)) : undefined}
       />
       <main className="space-y-4 px-4 pt-4 pb-10" data-screen="user-profile">
-        {r.context.notice && r.context.notice !== '充值成功' && (
-          <div className="alert alert-info text-sm">{r.context.notice}</div>
+        {r.context.notice && (
+          <div
+            className={`alert ${r.matches('done') ? 'alert-success' : 'alert-info'} text-sm`}
+            role="status"
+          >
+            {r.context.notice}
+          </div>
         )}
         {body}
       </main>
@@ -163,7 +168,6 @@ export default function UserProfileScreen({ route }: ScreenProps) {
         }
         onClose={() => recharge.send({ type: 'recharge.close' })}
       />
-      <Toast message={toast} kind="success" onClose={() => setToast(null)} />
     </>
   );
 }

@@ -3,7 +3,7 @@
  * prompt, the attempt kept in sessionStorage, and navigation. Built once per mount of `/user/pay`.
  */
 import { useActorRef } from '@xstate/react';
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { fromPromise } from 'xstate';
 import { wechatLoginPath } from '../../http/client';
 import { loadPayPage, toOutcome, userApi } from '../../http/user-api';
@@ -21,12 +21,16 @@ export function usePayActor(search: string, navigate: (to: string, opts?: { repl
     const device_id = Number(q.get('device_id'));
     const venue_id = Number(q.get('venue_id'));
     const returned = cashierReturn(search);
-    // The cashier's additions are read once; a reload must not replay them.
-    if (returned) navigate(`/user/pay${withoutCashierReturn(search)}`, { replace: true });
     return { device_id, venue_id, returned, attempt: loadAttempt(device_id) };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- one journey per mount
   }, []);
   const here = payPagePath(init.device_id, init.venue_id);
+  // The cashier's additions are read once; drop them after mounting so a reload does not replay them (changing
+  // the URL during the first render would make React render again without them).
+  useEffect(() => {
+    if (init.returned) navigate(`/user/pay${withoutCashierReturn(search)}`, { replace: true });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per mount
+  }, []);
 
   const logic = useMemo(
     () =>

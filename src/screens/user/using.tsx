@@ -25,6 +25,11 @@ export default function UsingScreen({ route }: ScreenProps) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
   const items = using.data?.items ?? [];
+  const [skewMs, setSkewMs] = useState(0);
+  useEffect(() => {
+    const t = using.data?.server_time;
+    if (t) setSkewMs(Date.parse(t) - Date.now());
+  }, [using.data]);
   const starting = items.some((i) => i.status === 'starting');
 
   // A session still waiting for the device's acknowledgement: look again shortly.
@@ -80,7 +85,7 @@ export default function UsingScreen({ route }: ScreenProps) {
         </div>
         <p className="mt-4 text-xs text-base-content/60">剩余时间</p>
         {s.status === 'running' && s.ends_at ? (
-          <Countdown endsAt={s.ends_at} onElapsed={using.refresh} />
+          <Countdown endsAt={s.ends_at} skewMs={skewMs} onElapsed={using.refresh} />
         ) : (
           <span className="loading loading-dots loading-md" aria-label="等待设备启动" />
         )}
