@@ -4,9 +4,9 @@
  * shared ledger invariants are checked after every money-moving case.
  */
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../server/db/client';
-import { device_sessions, devices, wallets } from '../../server/db/schema';
+import { device_sessions, devices, orders, wallets } from '../../server/db/schema';
 import { createDevicesService, type DevicesService } from '../../server/services/devices/devices.service';
 import { createSimulatorGateway } from '../../server/services/devices/simulator.gateway';
 import type { ControllableGateway } from '../../server/services/devices/gateway';
@@ -15,7 +15,15 @@ import { refundOrder } from '../../server/services/orders';
 import { HttpError } from '../../server/lib/errors';
 import { assertLedgerInvariants } from './invariants';
 import { createTestDb } from './test-db';
-import { createMember, deviceRow, fundMember, orderRow, payFromWallet, seed } from './devices-fixtures';
+import {
+  createMember,
+  deviceRow,
+  fundMember,
+  orderRow,
+  payFromWallet,
+  priceFor,
+  seed,
+} from './devices-fixtures';
 
 let database: Database;
 let clock = new Date('2026-11-21T08:00:00Z');
@@ -261,6 +269,50 @@ describe('session lifecycle', () => {
     await service.handle({ type: 'ack', serial: 'XH-CP-0001', command_id: `start-${session_id}`, at: clock });
     expect((await session(session_id)).status).toBe('failed');
     expect((await gateway.status('XH-CP-0001')).running).toBe(false);
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+});
+
+describe('scheduler robustness', () => {
+  it('a session whose refund the money service refuses is logged and skipped, not blocking the others', async () => {
+    gateway.setMode('XH-CP-0002', 'silent');
+    gateway.setMode('XH-MC-0002', 'silent');
+    // A broken row: a session on an order that was never paid (refundOrder refuses it).
+    const { device } = await priceFor(database.db, 2);
+    const [unpaid] = await database.db
+      .insert(orders)
+      .values({
+        order_no: `BROKEN${Date.now()}`,
+        kind: 'consume',
+        method: 'wallet',
+        status: 'pending',
+        member_id: member,
+        merchant_id: device.merchant_id,
+        venue_id: device.venue_id,
+        device_id: 2,
+        amount_fen: 100,
+        minutes: 30,
+      })
+      .returning();
+    const broken = await database.db.transaction((tx) =>
+      beginSession(tx, { order_id: unpaid!.id, device_id: 2, member_id: member, minutes: 30, now: clock }),
+    );
+    advance(1000);
+    const good = await payFromWallet(database.db, member, 6, clock);
+    advance(ACK_TIMEOUT_MS + 1000);
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const r = await service.tick();
+      expect(r.failed).toBe(1);
+      expect(errors).toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+    expect((await session(good.session_id)).status).toBe('failed');
+    expect((await session(broken.id)).status).toBe('starting');
+    // Clean up the broken row so later invariants hold.
+    await database.db.delete(device_sessions).where(eq(device_sessions.id, broken.id));
+    await database.db.delete(orders).where(eq(orders.id, unpaid!.id));
     await assertLedgerInvariants(database.db, { settled: true });
   });
 });

@@ -4,8 +4,8 @@
  * deadlines and unsent start commands from the database. Nothing here is kept only in memory: a restarted or a
  * second instance picks up where the first left off.
  */
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { and, asc, eq, inArray, isNull, lte, notInArray, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client';
 import { device_sessions, devices } from '../../db/schema';
 import type { DeviceGateway, GatewayEvent } from './gateway';
 import {
@@ -153,20 +153,58 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
     void q.finally(() => pending.delete(q));
   };
 
-  async function dueIds(
-    status: 'starting' | 'running',
-    at: Date,
-    tx: Parameters<Parameters<Db['transaction']>[0]>[0],
-  ) {
+  /** Ids of sessions due for a transition (no lock: each one is locked and re-checked in its own transaction). */
+  async function dueIds(status: 'starting' | 'running', at: Date, skip: Set<number>) {
     const column = status === 'starting' ? device_sessions.ack_deadline : device_sessions.ends_at;
-    const q = tx
+    const rows = await db
       .select({ id: device_sessions.id })
       .from(device_sessions)
-      .where(and(eq(device_sessions.status, status), lte(column, at)))
+      .where(
+        and(
+          eq(device_sessions.status, status),
+          lte(column, at),
+          skip.size > 0 ? notInArray(device_sessions.id, [...skip]) : undefined,
+        ),
+      )
       .orderBy(asc(column))
       .limit(BATCH);
-    const rows = opts.skipLocked ? await q.for('update', { skipLocked: true }) : await q.for('update');
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Runs `step` on each due session, one transaction per session: the row is locked first (SKIP LOCKED on
+   * PostgreSQL, so another instance working on it is passed over), and one session that fails (a refund the money
+   * service refuses) is logged and skipped instead of blocking the others.
+   */
+  async function drain(
+    status: 'starting' | 'running',
+    at: Date,
+    step: (tx: Tx, id: number) => Promise<boolean>,
+  ): Promise<number> {
+    const skip = new Set<number>();
+    let done = 0;
+    for (;;) {
+      const ids = await dueIds(status, at, skip);
+      if (ids.length === 0) return done;
+      for (const id of ids) {
+        skip.add(id);
+        try {
+          const changed = await db.transaction(async (tx) => {
+            const q = tx
+              .select({ id: device_sessions.id })
+              .from(device_sessions)
+              .where(and(eq(device_sessions.id, id), eq(device_sessions.status, status)));
+            const [locked] = opts.skipLocked
+              ? await q.for('update', { skipLocked: true })
+              : await q.for('update');
+            return locked ? step(tx, id) : false;
+          });
+          if (changed) done++;
+        } catch (err) {
+          console.error(`device session ${id}: ${status} transition failed (retried next tick):`, err);
+        }
+      }
+    }
   }
 
   async function tick(): Promise<TickResult> {
@@ -183,29 +221,10 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
       result.dispatched++;
     }
 
-    // Each batch in its own transaction: locked rows stay locked only as long as their refunds take.
-    for (;;) {
-      const n = await db.transaction(async (tx) => {
-        let done = 0;
-        for (const id of await dueIds('starting', at, tx)) {
-          if (await failSession(tx, refundOrder, id, REFUND_REASONS.noAck, at)) done++;
-        }
-        return done;
-      });
-      result.failed += n;
-      if (n < BATCH) break;
-    }
-    for (;;) {
-      const n = await db.transaction(async (tx) => {
-        let done = 0;
-        for (const id of await dueIds('running', at, tx)) {
-          if (await endSession(tx, id, at)) done++;
-        }
-        return done;
-      });
-      result.ended += n;
-      if (n < BATCH) break;
-    }
+    result.failed = await drain('starting', at, (tx, id) =>
+      failSession(tx, refundOrder, id, REFUND_REASONS.noAck, at),
+    );
+    result.ended = await drain('running', at, (tx, id) => endSession(tx, id, at));
     return result;
   }
 
