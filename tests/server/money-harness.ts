@@ -2,7 +2,7 @@
  * The whole money path in one process, for the money suites: a fresh test DB (PGlite, or PostgreSQL with
  * TEST_DATABASE_URL) with the demo seed, the real app, the WeChat sandbox (real signing, AES-GCM notifications)
  * whose clients and notification sender reach the app through `app.request`, and the devices service with the
- * embedded simulator (real acknowledgements). Members sign in with a real member session cookie.
+ * embedded simulator (real acknowledgements). Members sign in through the real sandbox OAuth flow (tests/server/member-helpers.ts).
  */
 import type { Hono } from 'hono';
 import { createApp } from '../../server/app';
@@ -11,13 +11,13 @@ import { parseEnv } from '../../server/env';
 import { ensureBaseData, seedDemo } from '../../server/seed';
 import { count, eq } from 'drizzle-orm';
 import { device_sessions, devices as devicesTable, members } from '../../server/db/schema';
-import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
 import { createDevicesForDeps } from '../../server/services/devices/devices.start-hook';
 import type { DevicesService } from '../../server/services/devices/devices.service';
 import { createWechat } from '../../server/wechat/config';
 import type { Wechat } from '../../server/wechat/types';
 import type { Database } from '../../server/db/client';
 import { createTestDb } from './test-db';
+import { signInMember } from './member-helpers';
 
 export const PUBLIC_URL = 'http://money.test';
 
@@ -86,13 +86,14 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
       return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
     },
     async signIn(openid) {
+      // The real sign-in: authorize -> sandbox approval -> callback -> `sid` cookie (member created on first use).
+      const cookie = await signInMember(a, openid);
       const [m] = await database.db
-        .insert(members)
-        .values({ openid, nickname: `用户${openid.slice(-4)}` })
-        .onConflictDoUpdate({ target: members.openid, set: { openid } })
-        .returning({ id: members.id });
-      const token = await createMemberSession(database.db, m!.id, new Date());
-      return { cookie: `${MEMBER_COOKIE}=${token}`, member_id: m!.id };
+        .select({ id: members.id })
+        .from(members)
+        .where(eq(members.openid, openid));
+      if (!m) throw new Error(`member ${openid} was not created by the sign-in`);
+      return { cookie, member_id: m.id };
     },
     async settle() {
       // Notifications first (they may start devices), then every `starting` session acknowledged or refused.

@@ -38,7 +38,7 @@ describe('recharge', () => {
   });
 
   it('pays a package at the sandbox cashier and credits principal and bonus apart', async () => {
-    const { cookie } = await w.signIn('o-recharge-1');
+    const { cookie, member_id } = await w.signIn('o-recharge-1');
     const pk = await w.json<{ items: RechargePackage[] }>(
       `/backend/user/packages?merchant_id=${merchantId}`,
       withCookie(cookie),
@@ -78,7 +78,7 @@ describe('recharge', () => {
         bonus_fen: 500,
       },
     ]);
-    expect(profile.body.member.nickname).toBe('用户ge-1');
+    expect(profile.body.member.id).toBe(member_id);
 
     await rechargeViaCashier(w, cookie, merchantId, pk.body.items[1]!.id);
     const hist = await w.json<Page<RechargeHistoryItem>>(
