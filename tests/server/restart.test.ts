@@ -151,8 +151,11 @@ describe('the server process', () => {
         if (!healthy) await new Promise((r) => setTimeout(r, 100));
       }
       expect(healthy, out).toBe(true);
+      // The banner is printed once the app is ready; give the pipe a moment.
+      const link = `http://localhost:${port}/user/pay?device_id=1&venue_id=1`;
+      while (!out.includes(link) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(out).toContain('admin');
-      expect(out).toContain(`http://localhost:${port}/user/pay?device_id=1&venue_id=1`);
+      expect(out).toContain(link);
     } finally {
       child.kill('SIGTERM');
     }
