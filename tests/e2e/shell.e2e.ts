@@ -271,3 +271,67 @@ describe('headers, end-user 401, session storage, chunks', () => {
     await context.close();
   });
 });
+
+describe('screens of the shell', () => {
+  it('/daily/cash shows the cash report screen (same chunk as /reports/cash)', async () => {
+    const { page, context } = await newPhonePage(browser);
+    const js: string[] = [];
+    page.on('response', (r) => {
+      if (r.url().endsWith('.js')) js.push(new URL(r.url()).pathname);
+    });
+    await loginAs(page, app.url, 'merchant');
+    await page.goto(`${app.url}/daily/cash`);
+    await page.getByRole('heading', { name: '今日现金' }).waitFor();
+    const cashChunks = js.filter((p) => /\/cash-[\w-]+\.js$/.test(p));
+    expect(cashChunks.length).toBe(1);
+    await page.goto(`${app.url}/reports/cash`);
+    await page.getByRole('heading', { name: '现金报表' }).waitFor();
+    expect(new Set(js.filter((p) => /\/cash-[\w-]+\.js$/.test(p)))).toEqual(new Set(cashChunks));
+    await page.getByRole('button', { name: '返回' }).click();
+    await page.waitForURL(`${app.url}/dashboard`);
+    await context.close();
+  });
+
+  it('a level without the feature sees 无权限访问; an unknown path shows 页面不存在 with a way home', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'employee');
+    await page.goto(`${app.url}/merchant/venues`);
+    await page.getByText('无权限访问').waitFor();
+    await page.goto(`${app.url}/no/such/page`);
+    await page.getByRole('heading', { name: '页面不存在' }).waitFor();
+    await page.getByRole('link', { name: '返回首页' }).click();
+    await page.waitForURL(`${app.url}/dashboard`);
+    await context.close();
+  });
+
+  it('退出登录 asks first, revokes the token and lands on /admin-login with both storages empty', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'merchant');
+    const token = (await readStorages(page)).local.token;
+    await page.getByRole('navigation', { name: '底部导航' }).getByRole('button', { name: '我的' }).click();
+    await page.getByRole('button', { name: '退出登录' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: '退出登录' }).click();
+    await page.waitForURL(`${app.url}/admin-login`);
+    expect(await readStorages(page)).toEqual({
+      local: { token: null, user: null },
+      session: { token: null, user: null },
+    });
+    const status = await page.evaluate(
+      async (t) => (await fetch('/backend/auth/me', { headers: { Authorization: `Bearer ${t}` } })).status,
+      token,
+    );
+    expect(status).toBe(401);
+    await context.close();
+  });
+
+  it('an old kernel (no color-mix / :has) gets a readable Chinese notice instead of the app', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await page.addInitScript(() => {
+      CSS.supports = () => false;
+    });
+    await page.goto(`${app.url}/admin-login`);
+    await page.getByText('浏览器版本过低').waitFor();
+    await expect(page.locator('#root').isVisible()).resolves.toBe(false);
+    await context.close();
+  });
+});
