@@ -5,6 +5,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ZodError } from 'zod';
 
 export class HttpError extends Error {
   constructor(
@@ -65,6 +66,16 @@ export function renderError(err: unknown, c: Context): Response {
     const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : 'BAD_REQUEST';
     const message = status === 413 ? '请求内容过大' : status === 401 ? '请先登录' : '请求有误';
     return c.json({ code, message } satisfies ErrorBody, status);
+  }
+  // Safety nets for routes that read input without parseJson/validate: `c.req.json()` on a malformed body throws
+  // SyntaxError, `Schema.parse(...)` throws ZodError. Both are bad input (400), never a 500.
+  if (err instanceof SyntaxError && /JSON/i.test(err.message)) {
+    return c.json({ code: 'BAD_JSON', message: '请求内容不是合法的 JSON' } satisfies ErrorBody, 400);
+  }
+  if (err instanceof ZodError) {
+    const details: Record<string, string> = {};
+    for (const issue of err.issues) details[issue.path.map(String).join('.') || '_root'] ??= issue.message;
+    return c.json({ code: 'VALIDATION_FAILED', message: '请求参数有误', details } satisfies ErrorBody, 400);
   }
   const rid = (c.get('request_id' as never) as string | undefined) ?? '-';
   console.error(`[${rid}] unexpected error on ${c.req.method} ${c.req.path}:`, err);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createApp } from '../../server/app';
 import { CONTENT_SECURITY_POLICY } from '../../server/lib/security-headers.middleware';
 import { bearer, createTestApp, type TestApp } from './test-app';
@@ -51,6 +52,39 @@ describe('app', () => {
       console.error = orig;
     }
     expect(errors).toHaveLength(1);
+  });
+
+  it('routes that skip parseJson still answer bad JSON and failed schemas with 400, unexpected errors with 500', async () => {
+    const app = createApp(t.deps);
+    const schema = z.object({ n: z.number().int() });
+    app.post('/backend/__raw', async (c) => c.json(schema.parse(await c.req.json())));
+    app.get('/backend/__boom', () => {
+      throw new Error('boom');
+    });
+    const post = (body: string) =>
+      app.request('/backend/__raw', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const bad = await post('{nope');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ code: 'BAD_JSON', message: '请求内容不是合法的 JSON' });
+    const wrong = await post('{"n":"x"}');
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { n: expect.any(String) },
+    });
+    const orig = console.error;
+    console.error = () => {};
+    try {
+      const boom = await app.request('/backend/__boom');
+      expect(boom.status).toBe(500);
+      expect(await boom.json()).toEqual({ code: 'INTERNAL', message: '服务器内部错误' });
+    } finally {
+      console.error = orig;
+    }
   });
 
   it('unknown API paths answer 404 JSON', async () => {
