@@ -79,6 +79,16 @@ export async function createTestDb(): Promise<Database> {
       await database.close();
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
+      // pool.end() resolves before its connections have finished closing; forcing the drop while they close makes
+      // each of them emit a FATAL 57P01 error that vitest reports as unhandled. Let them go first (bounded).
+      for (let i = 0; i < 50; i++) {
+        const r = await c.query<{ n: number }>(
+          'select count(*)::int as n from pg_stat_activity where datname = $1',
+          [name],
+        );
+        if ((r.rows[0]?.n ?? 0) === 0) break;
+        await new Promise((ok) => setTimeout(ok, 50));
+      }
       await c.query(`drop database if exists ${name} with (force)`);
       await c.end();
     },
