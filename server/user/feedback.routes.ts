@@ -3,14 +3,18 @@
  * merchant of that device, or of the member's latest order when no device is named; `GET` lists the member's own
  * feedback, newest first, with the merchant's reply when there is one. Mounted at `/backend/user/feedback`.
  */
-import { count, desc, eq } from 'drizzle-orm';
+import { and, count, desc, eq, gt } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { FeedbackRequestSchema, PageQuerySchema, type FeedbackItem, type Page } from '../../src/domain/api';
 import type { AppEnv } from '../context';
 import { devices, feedback, orders } from '../db/schema';
-import { notFound } from '../lib/errors';
+import { notFound, tooManyRequests } from '../lib/errors';
 import { parseJson, parseQuery } from '../lib/validate';
 import { memberOf, requireMember } from '../member/member.middleware';
+
+/** Feedback a member may file per 24 hours. */
+export const DAILY_LIMIT = 20;
+const DAY_MS = 24 * 3600_000;
 
 const itemColumns = {
   id: feedback.id,
@@ -65,6 +69,14 @@ export function feedbackRoutes(): Hono<AppEnv> {
     const member_id = memberOf(c);
     const input = await parseJson(c, FeedbackRequestSchema);
     const { db, now } = c.var.deps;
+    // A member files a handful a day; more is a script, and the merchant's inbox is not a dumping ground.
+    const [recent] = await db
+      .select({ n: count() })
+      .from(feedback)
+      .where(
+        and(eq(feedback.member_id, member_id), gt(feedback.created_at, new Date(now().getTime() - DAY_MS))),
+      );
+    if ((recent?.n ?? 0) >= DAILY_LIMIT) throw tooManyRequests('今天的反馈已达上限，请明天再试', 3600);
     let merchant_id: number | null;
     let device_name: string | null = null;
     if (input.device_id !== undefined) {

@@ -95,6 +95,24 @@ describe('feedback', () => {
     expect(await feedbackCount()).toBe(before);
   });
 
+  it('a member may file 20 a day; the 21st is 429 and stores nothing', async () => {
+    const erin = await signInMember(t, 'feedback-erin');
+    for (let i = 0; i < 20; i++) {
+      expect((await post(erin, { category: 'other', content: `第 ${i + 1} 条反馈内容` })).status).toBe(201);
+    }
+    const before = await feedbackCount();
+    const r = await post(erin, { category: 'other', content: '第 21 条反馈内容' });
+    expect(r.status).toBe(429);
+    expect(r.body.code).toBe('TOO_MANY_ATTEMPTS');
+    expect(await feedbackCount()).toBe(before);
+    t.advance(24 * 3600_000 + 1000);
+    try {
+      expect((await post(erin, { category: 'other', content: '第二天的反馈内容' })).status).toBe(201);
+    } finally {
+      t.advance(-(24 * 3600_000 + 1000));
+    }
+  });
+
   it('bad input of any shape answers 4xx with a Chinese message and stores nothing', async () => {
     const before = await feedbackCount();
     const badBody = fc.oneof(

@@ -147,8 +147,24 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
     }
   }
 
-  const track = (p: Promise<void>) => {
-    const q = p.catch((err) => console.error('device event handling failed:', err));
+  /**
+   * Applies a gateway event in the background, retrying a few times: an acknowledgement lost to a passing DB error
+   * would otherwise leave a running device behind a session that gets refunded at its deadline.
+   */
+  const track = (event: GatewayEvent) => {
+    const attempt = async () => {
+      for (let i = 0; ; i++) {
+        try {
+          return await handle(event);
+        } catch (err) {
+          if (i >= 2) throw err;
+          await new Promise((r) => setTimeout(r, 200 * (i + 1)));
+        }
+      }
+    };
+    const q = attempt().catch((err) =>
+      console.error(`device event ${event.type} could not be applied:`, err),
+    );
     pending.add(q);
     void q.finally(() => pending.delete(q));
   };
@@ -242,7 +258,7 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
       return s;
     },
     async start() {
-      const unsubscribe = gateway.subscribe((event) => track(handle(event)));
+      const unsubscribe = gateway.subscribe(track);
       await gateway.open();
       // The first heartbeats are written before the server takes requests, so devices show online at once.
       while (pending.size > 0) await Promise.all([...pending]);
