@@ -1,5 +1,6 @@
 import { useLocation } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
+import { UserPage } from '../../ui/user/user-page';
 import type { ConsumptionHistoryItem } from '../../domain/api';
 import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
@@ -14,9 +15,9 @@ export default function ConsumptionHistoryScreen({ route }: ScreenProps) {
   const [, navigate] = useLocation();
   const list = usePaged((page) => userApi.consumptionHistory(page));
   return (
-    <>
+    <UserPage screen="user-consumption-history">
       <PageHeader title={route.title} onBack={() => navigate(route.back ?? '/user/profile')} />
-      <main className="px-4 pt-4 pb-10" data-screen="user-consumption-history">
+      <main className="px-4 pt-4 pb-10">
         <PagedList<ConsumptionHistoryItem>
           {...list}
           onRetry={list.retry}
@@ -36,7 +37,10 @@ export default function ConsumptionHistoryScreen({ route }: ScreenProps) {
                   {o.venue_name} · {o.minutes} 分钟 · {o.method === 'wallet' ? '余额支付' : '微信支付'}
                 </p>
                 <p className="text-xs text-base-content/50">
-                  {shortTime(o.created_at)} · {ORDER_STATUS_LABELS[o.status] ?? o.status}
+                  {shortTime(o.created_at)} ·{' '}
+                  {o.refunded_fen > 0 && o.refunded_fen < o.amount_fen
+                    ? '部分退款'
+                    : (ORDER_STATUS_LABELS[o.status] ?? o.status)}
                 </p>
               </div>
               <div className="text-right">
@@ -51,6 +55,6 @@ export default function ConsumptionHistoryScreen({ route }: ScreenProps) {
           )}
         />
       </main>
-    </>
+    </UserPage>
   );
 }

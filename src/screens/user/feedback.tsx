@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
+import { UserPage } from '../../ui/user/user-page';
 import { FEEDBACK_CATEGORIES, FeedbackRequestSchema, type FeedbackItem } from '../../domain/api';
 import { WECHAT_AUTH_REQUIRED, isApiRequestError, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
@@ -52,9 +53,9 @@ export default function FeedbackScreen({ route }: ScreenProps) {
   }
 
   return (
-    <>
+    <UserPage screen="user-feedback">
       <PageHeader title={route.title} onBack={() => navigate(route.back ?? '/user/profile')} />
-      <main className="space-y-4 px-4 pt-4 pb-10" data-screen="user-feedback">
+      <main className="space-y-4 px-4 pt-4 pb-10">
         <form className="space-y-3 rounded-box bg-base-100 p-4" onSubmit={(e) => void submit(e)} noValidate>
           <label className="block">
             <span className="mb-1 block text-sm">问题类型</span>
@@ -106,7 +107,7 @@ export default function FeedbackScreen({ route }: ScreenProps) {
         <FeedbackList key={listKey} onSignIn={() => navigate(wechatLoginPath('/user/feedback'))} />
       </main>
       <Toast message={toast} kind="success" onClose={() => setToast(null)} />
-    </>
+    </UserPage>
   );
 }
 

@@ -1,6 +1,7 @@
 import { useSelector } from '@xstate/react';
 import { useLocation, useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
+import { UserPage } from '../../ui/user/user-page';
 import { formatFen } from '../../domain/money';
 import * as sel from '../../machines/pay.selectors';
 import { ConfirmDialog, Loading, Money, PageHeader } from '../../ui';
@@ -35,9 +36,9 @@ export default function PayScreen({ route }: ScreenProps) {
 
   if (!data) {
     return (
-      <>
+      <UserPage screen="user-pay">
         {header}
-        <main className="px-4 pt-4" data-screen="user-pay">
+        <main className="px-4 pt-4">
           {failure ? (
             <ActionPanel
               title="无法打开设备"
@@ -48,14 +49,14 @@ export default function PayScreen({ route }: ScreenProps) {
             <Loading label="正在获取设备信息…" />
           )}
         </main>
-      </>
+      </UserPage>
     );
   }
 
   return (
-    <>
+    <UserPage screen="user-pay">
       {header}
-      <main className="space-y-4 px-4 pt-4 pb-10" data-screen="user-pay" data-view={view}>
+      <main className="space-y-4 px-4 pt-4 pb-10" data-view={view}>
         <DeviceCard device={data.device} venue={data.venue} />
         {deviceProblem && <div className="alert alert-warning text-sm">{deviceProblem}</div>}
         {s.context.notice && <div className="alert alert-info text-sm">{s.context.notice}</div>}
@@ -154,6 +155,6 @@ export default function PayScreen({ route }: ScreenProps) {
         onConfirm={() => actor.send({ type: 'pay.confirm' })}
         onCancel={() => actor.send({ type: 'pay.cancel' })}
       />
-    </>
+    </UserPage>
   );
 }

@@ -2,6 +2,7 @@ import { useSelector } from '@xstate/react';
 import { useEffect, useMemo } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
+import { UserPage } from '../../ui/user/user-page';
 import { useRequest } from '../../app/use-request';
 import { safeRedirect } from '../auth/wechat-login';
 import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
@@ -58,7 +59,7 @@ export default function UserProfileScreen({ route }: ScreenProps) {
   if (profile.loading && !profile.data) body = <Loading />;
   else if (profile.error?.code === WECHAT_AUTH_REQUIRED)
     body = (
-      <EmptyState icon="👤" title="请先登录" description="使用微信登录后查看余额与记录">
+      <EmptyState icon="" title="请先登录" description="使用微信登录后查看余额与记录">
         <button
           type="button"
           className="btn btn-success mt-2"
@@ -99,7 +100,7 @@ export default function UserProfileScreen({ route }: ScreenProps) {
         <section className="space-y-2">
           <h2 className="text-sm font-medium text-base-content/70">我的余额</h2>
           {wallets.length === 0 && (
-            <EmptyState icon="👛" title="暂无余额" description="在设备页面扫码后即可充值" />
+            <EmptyState icon="" title="暂无余额" description="在设备页面扫码后即可充值" />
           )}
           {wallets.map((w) => (
             <div
@@ -126,10 +127,10 @@ export default function UserProfileScreen({ route }: ScreenProps) {
         </section>
         <MenuList
           items={[
-            { label: '使用中', icon: '⏱️', onClick: () => navigate('/user/using') },
-            { label: '充值记录', icon: '💳', onClick: () => navigate('/user/recharge-history') },
-            { label: '消费记录', icon: '🧾', onClick: () => navigate('/user/consumption-history') },
-            { label: '意见反馈', icon: '💬', onClick: () => navigate('/user/feedback') },
+            { label: '使用中', icon: 'clock', onClick: () => navigate('/user/using') },
+            { label: '充值记录', icon: 'card', onClick: () => navigate('/user/recharge-history') },
+            { label: '消费记录', icon: 'receipt', onClick: () => navigate('/user/consumption-history') },
+            { label: '意见反馈', icon: 'chat', onClick: () => navigate('/user/feedback') },
           ]}
         />
       </>
@@ -137,12 +138,12 @@ export default function UserProfileScreen({ route }: ScreenProps) {
   }
 
   return (
-    <>
+    <UserPage screen="user-profile">
       <PageHeader
         title={route.title}
         onBack={init.back ? () => navigate(safeRedirect(init.back)) : undefined}
       />
-      <main className="space-y-4 px-4 pt-4 pb-10" data-screen="user-profile">
+      <main className="space-y-4 px-4 pt-4 pb-10">
         {r.context.notice && (
           <div
             className={`alert ${r.matches('done') ? 'alert-success' : 'alert-info'} text-sm`}
@@ -168,6 +169,6 @@ export default function UserProfileScreen({ route }: ScreenProps) {
         }
         onClose={() => recharge.send({ type: 'recharge.close' })}
       />
-    </>
+    </UserPage>
   );
 }

@@ -1,5 +1,6 @@
 import { useLocation } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
+import { UserPage } from '../../ui/user/user-page';
 import type { RechargeHistoryItem } from '../../domain/api';
 import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
@@ -14,9 +15,9 @@ export default function RechargeHistoryScreen({ route }: ScreenProps) {
   const [, navigate] = useLocation();
   const list = usePaged((page) => userApi.rechargeHistory(page));
   return (
-    <>
+    <UserPage screen="user-recharge-history">
       <PageHeader title={route.title} onBack={() => navigate(route.back ?? '/user/profile')} />
-      <main className="px-4 pt-4 pb-10" data-screen="user-recharge-history">
+      <main className="px-4 pt-4 pb-10">
         <PagedList<RechargeHistoryItem>
           {...list}
           onRetry={list.retry}
@@ -49,6 +50,6 @@ export default function RechargeHistoryScreen({ route }: ScreenProps) {
           )}
         />
       </main>
-    </>
+    </UserPage>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
+import { UserPage } from '../../ui/user/user-page';
 import { useRequest } from '../../app/use-request';
 import type { StopResponse, UsingSession } from '../../domain/api';
 import { formatFen } from '../../domain/money';
@@ -57,7 +58,7 @@ export default function UsingScreen({ route }: ScreenProps) {
   if (using.loading && !using.data) body = <Loading />;
   else if (using.error?.code === WECHAT_AUTH_REQUIRED)
     body = (
-      <EmptyState icon="👤" title="请先登录">
+      <EmptyState icon="" title="请先登录">
         <button
           type="button"
           className="btn btn-success"
@@ -69,7 +70,7 @@ export default function UsingScreen({ route }: ScreenProps) {
     );
   else if (using.error) body = <ErrorState message={using.error.message} onRetry={using.retry} />;
   else if (items.length === 0)
-    body = <EmptyState icon="⏱️" title="暂无使用中的设备" description="扫描设备上的二维码即可开始使用" />;
+    body = <EmptyState icon="" title="暂无使用中的设备" description="扫描设备上的二维码即可开始使用" />;
   else
     body = items.map((s) => (
       <section
@@ -110,9 +111,9 @@ export default function UsingScreen({ route }: ScreenProps) {
     ));
 
   return (
-    <>
+    <UserPage screen="user-using">
       <PageHeader title={route.title} onBack={() => navigate('/user/profile')} />
-      <main className="space-y-4 px-4 pt-4 pb-10" data-screen="user-using">
+      <main className="space-y-4 px-4 pt-4 pb-10">
         {result && (
           <div
             className={`alert ${result.ok ? 'alert-success' : 'alert-error'} text-sm`}
@@ -146,6 +147,6 @@ export default function UsingScreen({ route }: ScreenProps) {
         onConfirm={() => stopping && void stop(stopping)}
         onCancel={() => setStopping(null)}
       />
-    </>
+    </UserPage>
   );
 }

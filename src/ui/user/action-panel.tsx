@@ -1,3 +1,5 @@
+import { Icon } from './icons';
+
 export interface PanelAction {
   label: string;
   primary?: boolean | undefined;
@@ -15,9 +17,9 @@ export interface ActionPanelProps {
 export function ActionPanel({ title, message, tone = 'error', actions }: ActionPanelProps) {
   return (
     <section className="rounded-box bg-base-100 p-5 text-center" role={tone === 'error' ? 'alert' : 'status'}>
-      <p className="text-3xl" aria-hidden="true">
-        {tone === 'error' ? '⚠️' : 'ℹ️'}
-      </p>
+      <span className={`inline-block ${tone === 'error' ? 'text-error' : 'text-info'}`}>
+        <Icon name={tone === 'error' ? 'alert' : 'info'} className="size-9" />
+      </span>
       <p className="mt-2 font-semibold">{title}</p>
       <p className="mt-1 text-sm text-base-content/70" data-testid="failure-message">
         {message}

@@ -1,6 +1,8 @@
+import { Icon, type IconName } from './icons';
+
 export interface MenuItem {
   label: string;
-  icon: string;
+  icon: IconName;
   onClick: () => void;
 }
 
@@ -11,7 +13,9 @@ export function MenuList({ items }: { items: MenuItem[] }) {
       {items.map((it) => (
         <li key={it.label}>
           <button type="button" className="list-row w-full items-center text-left" onClick={it.onClick}>
-            <span aria-hidden="true">{it.icon}</span>
+            <span className="text-primary">
+              <Icon name={it.icon} />
+            </span>
             <span className="list-col-grow">{it.label}</span>
             <span className="text-base-content/40" aria-hidden="true">
               ›

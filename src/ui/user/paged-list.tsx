@@ -20,7 +20,7 @@ export function PagedList<T>(p: PagedListProps<T>) {
   if (p.signIn) return <>{p.signIn}</>;
   if (p.error && p.items.length === 0) return <ErrorState message={p.error.message} onRetry={p.onRetry} />;
   if (p.loading && p.items.length === 0) return <Loading />;
-  if (p.items.length === 0) return <EmptyState title={p.emptyTitle} icon={p.emptyIcon} />;
+  if (p.items.length === 0) return <EmptyState title={p.emptyTitle} icon={p.emptyIcon ?? ''} />;
   return (
     <>
       <ul className="list rounded-box bg-base-100">{p.items.map(p.render)}</ul>

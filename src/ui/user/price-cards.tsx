@@ -31,7 +31,10 @@ export function PriceCards({ prices, selectedId, disabled = false, onSelect }: P
             }`}
           >
             <span className="block text-sm font-medium">{p.name}</span>
-            <span className="block text-xs text-base-content/60">{p.minutes} 分钟</span>
+            {/* Names like "30 分钟" already say it. */}
+            {!p.name.includes(String(p.minutes)) && (
+              <span className="block text-xs text-base-content/60">{p.minutes} 分钟</span>
+            )}
             <span className="mt-1 block text-lg font-semibold text-primary tabular-nums">
               {formatFen(p.price_fen)}
             </span>
