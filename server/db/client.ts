@@ -38,6 +38,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // bigint (int8) columns come back as numbers: our sums stay far below 2^53.
     pg.types.setTypeParser(20, (v) => Number(v));
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle connection dropped by the server (restart, failover, admin) must not crash the process: the pool
+    // replaces it, and queries in flight fail with their own error.
+    pool.on('error', (err) => console.error('database: idle connection lost:', err.message));
     const db = drizzle(pool, { schema }) as unknown as Db;
     await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
     return { db, kind: 'postgres', close: () => pool.end() };
