@@ -11,6 +11,7 @@ import {
   newPhonePage,
   pathOf,
   readStorages,
+  screenshot,
   startApp,
   type RunningApp,
 } from './harness';
@@ -333,5 +334,29 @@ describe('screens of the shell', () => {
     await page.getByText('浏览器版本过低').waitFor();
     await expect(page.locator('#root').isVisible()).resolves.toBe(false);
     await context.close();
+  });
+});
+
+describe('permissions matrix', () => {
+  it('the admin switches a feature off for merchants; the merchant loses its tile and sees 无权限访问', async () => {
+    const admin = await newPhonePage(browser);
+    await loginAs(admin.page, app.url, 'admin');
+    await admin.page.goto(`${app.url}/admin/permissions`);
+    const box = admin.page.getByRole('checkbox', { name: '商户 · 会员管理' });
+    await box.waitFor();
+    expect(await box.isChecked()).toBe(true);
+    await screenshot(admin.page, 'shell-permissions');
+    await box.click();
+    await admin.page.getByRole('button', { name: /保存（1 项修改）/ }).click();
+    await admin.page.getByText('权限已保存').waitFor();
+    await admin.context.close();
+
+    const merchant = await newPhonePage(browser);
+    await loginAs(merchant.page, app.url, 'merchant');
+    await merchant.page.getByRole('region', { name: '商户运营' }).waitFor();
+    await expect(merchant.page.getByRole('link', { name: '会员管理' }).count()).resolves.toBe(0);
+    await merchant.page.goto(`${app.url}/merchant/members`);
+    await merchant.page.getByText('无权限访问').waitFor();
+    await merchant.context.close();
   });
 });
