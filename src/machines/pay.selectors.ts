@@ -3,6 +3,7 @@
  * `state.value` strings.
  */
 import type { SnapshotFrom } from 'xstate';
+import { formatFen } from '../domain/money';
 import type { PayMachine } from './pay.machine';
 import { deviceIsAvailable, selectedPriceOf, walletBalanceOf } from './pay.setup';
 import type { PayEvent } from './pay.types';
@@ -113,4 +114,17 @@ export function selectForwardActions(s: PaySnapshot): ForwardAction[] {
   )
     actions.push({ label: '意见反馈', event: { type: 'feedback.open' } });
   return actions;
+}
+
+/** What the confirmation dialog says before any money moves. */
+export function selectConfirmText(s: PaySnapshot): string {
+  const price = selectedPriceOf(s.context);
+  const device = s.context.data?.device;
+  if (!price || !device) return '';
+  // Names like "30 分钟" already say how long.
+  const what = price.name.includes(String(price.minutes))
+    ? price.name
+    : `${price.name}（${price.minutes} 分钟）`;
+  const how = s.context.method === 'wallet' ? '余额支付' : '微信支付';
+  return `${device.name} · ${what}，${how} ${formatFen(price.price_fen)}`;
 }

@@ -74,7 +74,7 @@ export default function FeedbackScreen({ route }: ScreenProps) {
           <label className="block">
             <span className="mb-1 block text-sm">问题描述</span>
             <textarea
-              className={`textarea h-28 w-full ${errors.content ? 'textarea-error' : ''}`}
+              className="h-28 w-full rounded-field border border-base-300 bg-base-100 p-3 text-sm"
               maxLength={500}
               placeholder="请描述遇到的问题（至少 5 个字）"
               value={content}
@@ -90,7 +90,7 @@ export default function FeedbackScreen({ route }: ScreenProps) {
           <label className="block">
             <span className="mb-1 block text-sm">设备编号（选填）</span>
             <input
-              className={`input w-full ${errors.device_id ? 'input-error' : ''}`}
+              className="input w-full"
               inputMode="numeric"
               value={deviceId}
               onChange={(e) => setDeviceId(e.target.value)}

@@ -58,7 +58,7 @@ export default function PayScreen({ route }: ScreenProps) {
       {header}
       <main className="space-y-4 px-4 pt-4 pb-10" data-view={view}>
         <DeviceCard device={data.device} venue={data.venue} />
-        {deviceProblem && <div className="alert alert-warning text-sm">{deviceProblem}</div>}
+        {deviceProblem && <div className="alert alert-error text-sm">{deviceProblem}</div>}
         {s.context.notice && <div className="alert alert-info text-sm">{s.context.notice}</div>}
 
         {failure && (
@@ -144,13 +144,7 @@ export default function PayScreen({ route }: ScreenProps) {
       <ConfirmDialog
         open={view === 'confirming'}
         title="确认支付"
-        message={
-          price
-            ? `${data.device.name} · ${price.name}（${price.minutes} 分钟），${
-                sel.selectMethod(s) === 'wallet' ? '余额支付' : '微信支付'
-              } ${formatFen(price.price_fen)}`
-            : ''
-        }
+        message={sel.selectConfirmText(s)}
         confirmLabel="确认付款"
         onConfirm={() => actor.send({ type: 'pay.confirm' })}
         onCancel={() => actor.send({ type: 'pay.cancel' })}

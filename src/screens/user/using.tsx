@@ -80,7 +80,11 @@ export default function UsingScreen({ route }: ScreenProps) {
       >
         <div className="flex items-center justify-between text-left">
           <p className="font-semibold">{s.device_name}</p>
-          <span className={`badge ${s.status === 'running' ? 'badge-success' : 'badge-warning'}`}>
+          <span
+            className={`rounded-full px-2.5 py-0.5 text-xs ${
+              s.status === 'running' ? 'bg-success text-success-content' : 'bg-warning text-warning-content'
+            }`}
+          >
             {STATUS[s.status]}
           </span>
         </div>
@@ -88,7 +92,7 @@ export default function UsingScreen({ route }: ScreenProps) {
         {s.status === 'running' && s.ends_at ? (
           <Countdown endsAt={s.ends_at} skewMs={skewMs} onElapsed={using.refresh} />
         ) : (
-          <span className="loading loading-dots loading-md" aria-label="等待设备启动" />
+          <span className="loading loading-spinner loading-md" aria-label="等待设备启动" />
         )}
         <div className="mt-4 flex justify-around text-sm">
           <span>

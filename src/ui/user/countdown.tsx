@@ -31,7 +31,7 @@ export function Countdown({ endsAt, skewMs = 0, onElapsed }: CountdownProps) {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- fire once when it crosses zero
   }, [left <= 0]);
   return (
-    <span className="font-mono text-4xl font-semibold tabular-nums" data-testid="countdown" aria-live="off">
+    <span className="text-4xl font-semibold tabular-nums" data-testid="countdown" aria-live="off">
       {formatLeft(left)}
     </span>
   );

@@ -1,11 +1,11 @@
 import type { DeviceStatus, PublicDevice, PublicVenue } from '../../domain/api';
 
 const STATUS: Record<DeviceStatus, { label: string; cls: string }> = {
-  idle: { label: '空闲', cls: 'badge-success' },
-  running: { label: '使用中', cls: 'badge-warning' },
-  offline: { label: '离线', cls: 'badge-neutral' },
-  fault: { label: '故障', cls: 'badge-error' },
-  disabled: { label: '已停用', cls: 'badge-neutral' },
+  idle: { label: '空闲', cls: 'bg-success text-success-content' },
+  running: { label: '使用中', cls: 'bg-warning text-warning-content' },
+  offline: { label: '离线', cls: 'bg-base-300' },
+  fault: { label: '故障', cls: 'bg-error text-error-content' },
+  disabled: { label: '已停用', cls: 'bg-base-300' },
 };
 
 export interface DeviceCardProps {
@@ -27,7 +27,11 @@ export function DeviceCard({ device, venue }: DeviceCardProps) {
             {device.product.name} · 编号 {device.serial}
           </p>
         </div>
-        <span className={`badge ${status.cls} shrink-0`} data-testid="device-status">
+        {/* Utility classes rather than daisyUI's badge: the CSS budget of the pay path is tight. */}
+        <span
+          className={`shrink-0 rounded-full px-2.5 py-0.5 text-xs ${status.cls}`}
+          data-testid="device-status"
+        >
           {status.label}
         </span>
       </div>
