@@ -3,9 +3,11 @@
  * a different free device, spread over many members, with p50/p99, on the embedded DB and (when configured) on
  * PostgreSQL. Every pay locks the member's wallet, writes the split (platform fee, partner share, merchant) and a
  * `starting` device session in one transaction, then the simulator acknowledges. The ledger invariants are checked
- * after the run (tests/server/invariants.ts).
+ * after the run (tests/server/invariants.ts). Also: the gzip bytes a phone loads before /user/pay is interactive
+ * (measured by scripts/size.ts on a fresh production build; the `ms` column is the build time).
  */
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { startServer, type RunningServer } from '../../server/start';
@@ -13,6 +15,7 @@ import { devices, members, orders, service_prices } from '../../server/db/schema
 import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
 import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
 import { ledgerViolations } from '../../tests/server/invariants';
+import { BUDGET, measure } from '../../scripts/size';
 import type { BenchContext, BenchRow } from '../types';
 import { round, runLoad } from '../lib';
 
@@ -143,9 +146,46 @@ async function walletPays(
   }
 }
 
+/** The bytes a phone downloads before /user/pay is interactive (gzip), from a fresh production build. */
+function payPageBytes(ctx: BenchContext): BenchRow {
+  const out = path.join(ctx.workDir, 'pay-dist');
+  const t0 = performance.now();
+  const res = spawnSync(
+    process.execPath,
+    [
+      path.join(ctx.root, 'node_modules/vite/bin/vite.js'),
+      'build',
+      '--outDir',
+      out,
+      '--emptyOutDir',
+      '--logLevel',
+      'error',
+    ],
+    { cwd: ctx.root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  if (res.status !== 0) throw new Error(`vite build failed (exit ${res.status})`);
+  const size = measure(out, BUDGET.path);
+  const kb = (n: number) => (n / 1000).toFixed(1);
+  return {
+    section: 'pay-page',
+    name: `gzip bytes before ${BUDGET.path} is interactive (${size.jsFiles.length} JS, ${size.cssFiles.length} CSS files)`,
+    ms: Math.round(performance.now() - t0),
+    note:
+      `JS ${kb(size.js)} KB (budget ${kb(BUDGET.js)}), CSS ${kb(size.css)} KB (budget ${kb(BUDGET.css)})` +
+      (size.js > BUDGET.js || size.css > BUDGET.css ? ' OVER BUDGET' : ''),
+  };
+}
+
 export default async function paySection(ctx: BenchContext): Promise<BenchRow[]> {
+  ctx.log('pay-page: production build');
+  const rows: BenchRow[] = [];
+  try {
+    rows.push(payPageBytes(ctx));
+  } catch (err) {
+    rows.push({ section: 'pay-page', name: 'failed', note: String((err as Error).message).slice(0, 200) });
+  }
   ctx.log('wallet-pay: embedded DB');
-  const rows = [await walletPays(ctx, 'pglite')];
+  rows.push(await walletPays(ctx, 'pglite'));
   if (ctx.postgresUrl) {
     const { default: pg } = await import('pg');
     const name = `bench_${randomBytes(4).toString('hex')}`;
@@ -158,6 +198,16 @@ export default async function paySection(ctx: BenchContext): Promise<BenchRow[]>
       ctx.log('wallet-pay: PostgreSQL');
       rows.push(await walletPays(ctx, 'postgres', url.toString()));
     } finally {
+      // The server's pool may still be closing its connections: let them go before the forced drop (bounded),
+      // or each one would emit a FATAL 'terminating connection' error.
+      for (let i = 0; i < 50; i++) {
+        const r = await admin.query<{ n: number }>(
+          'select count(*)::int as n from pg_stat_activity where datname = $1',
+          [name],
+        );
+        if ((r.rows[0]?.n ?? 0) === 0) break;
+        await new Promise((ok) => setTimeout(ok, 50));
+      }
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     }
