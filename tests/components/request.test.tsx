@@ -45,7 +45,7 @@ const paths = getShortestPaths(requestMachine, {
   input: {},
   events: requestEventsFor as never,
   serializeState: (s) => serializeRequest(s as RequestSnapshot),
-}).map((p) => ({ ...p, steps: p.steps.filter((s) => s.event.type !== 'xstate.init') }));
+}).map((p) => ({ ...p, steps: p.steps.filter((s) => (s.event.type as string) !== 'xstate.init') }));
 
 describe('request paths on rendered UI', () => {
   it.each(paths.map((p) => [p.steps.map((s) => s.event.type).join(' > ') || '(start)', p] as const))(
