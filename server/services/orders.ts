@@ -911,6 +911,14 @@ export async function applyWechatTransaction(
   return out;
 }
 
+/** WeChat says the order was never paid and cannot be any more (closed, failed, or unpaid past the pay window). */
+function isDeadPayment(t: Transaction | null, order: Order, now: Date): boolean {
+  const expired = now.getTime() > order.created_at.getTime() + PAY_WINDOW_MS + 60_000;
+  if (!t) return expired;
+  if (t.trade_state === 'CLOSED' || t.trade_state === 'REVOKED' || t.trade_state === 'PAYERROR') return true;
+  return t.trade_state === 'NOTPAY' && expired;
+}
+
 /**
  * GET /backend/api/query: the order's status for the pay page's polling. A pending WeChat order is checked with
  * WeChat's order query, and a SUCCESS is booked exactly as a notification would be (so a late notification does
@@ -932,6 +940,14 @@ export async function queryOrder(deps: PaymentDeps, orderNo: string): Promise<Or
           const [again] = await deps.db.select().from(orders).where(eq(orders.id, order.id));
           if (again) current = again;
         }
+      } else if (isDeadPayment(t, order, deps.now())) {
+        // Never paid and never will be: close it (a late SUCCESS would still be booked, see applyWechatTransaction).
+        const [closed] = await deps.db
+          .update(orders)
+          .set({ status: 'closed', failure_reason: '支付未完成，订单已关闭' })
+          .where(and(eq(orders.id, order.id), eq(orders.status, 'pending')))
+          .returning();
+        if (closed) current = closed;
       }
     } catch (err) {
       // WeChat unreachable or the answer does not match: the status stays as it is; the notification may still come.

@@ -178,6 +178,16 @@ describe('payment notifications', () => {
     await assertLedgerInvariants(w.database.db, { settled: true });
   });
 
+  it('closes a pending order that WeChat closed, moving no money', async () => {
+    const r = await pendingRecharge('o-notify-closed');
+    await w.wechat.pay.close(r.order_no);
+    const q = await w.json(`/backend/api/query?order_no=${r.order_no}`);
+    expect(q.body).toMatchObject({ status: 'closed' });
+    await expect(sandbox.confirmPayment(r.prepayId)).rejects.toThrow();
+    expect(await balance(r.cookie)).toEqual([]);
+    await assertLedgerInvariants(w.database.db);
+  });
+
   it('keeps a pending order pending when WeChat has not been paid', async () => {
     const r = await pendingRecharge('o-notify-unpaid');
     const q = await w.json(`/backend/api/query?order_no=${r.order_no}`);

@@ -141,6 +141,29 @@ describe('recharge', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('answers bad query parameters of the read endpoints with 400 in Chinese', async () => {
+    const { cookie } = await w.signIn('o-recharge-queries');
+    for (const path of [
+      '/backend/user/packages',
+      '/backend/user/packages?merchant_id=abc',
+      '/backend/user/packages?merchant_id=-1',
+      '/backend/user/profile?merchant_id=1.5',
+      '/backend/user/recharge-history?page=0',
+      '/backend/user/recharge-history?page_size=1000',
+      '/backend/user/consumption-history?page=x',
+    ]) {
+      const res = await w.json<{ code: string; message: string }>(path, withCookie(cookie));
+      expect([path, res.status]).toEqual([path, 400]);
+      expect(res.body.message).toMatch(/[\u4e00-\u9fa5]/);
+    }
+    // Another merchant's packages: an empty list, not someone else's data.
+    const other = await w.json<{ items: unknown[] }>(
+      `/backend/user/packages?merchant_id=${merchantId + 100}`,
+      withCookie(cookie),
+    );
+    expect(other).toEqual({ status: 200, body: { items: [] } });
+  });
+
   it('answers bad input with 4xx and changes nothing', async () => {
     const { cookie } = await w.signIn('o-recharge-fuzz');
     const before = await snapshot();
