@@ -75,6 +75,66 @@ describe('end-user journey', () => {
       await context.close();
     }
   }, 180_000);
+
+  it('WeChat Pay on the pay page: cashier 取消 keeps the choice, 确认支付 runs the device', async () => {
+    const device = await getJson<PublicDevice>('/backend/api/devices/2');
+    const prices = (
+      await getJson<{ items: ServicePrice[] }>(
+        `/backend/api/venue-service-prices?venue_id=${device.venue_id}`,
+      )
+    ).items;
+    const price = prices[0]!;
+    const payLink = `/user/pay?device_id=${device.id}&venue_id=${device.venue_id}`;
+    const { page, context, console: logs } = await newPhonePage(browser, { userAgent: WECHAT_UA });
+    try {
+      // Signed in through the sandbox at once (sandbox_openid), landing back on the pay link.
+      await page.goto(
+        `${app.url}/backend/wechat/authorize?redirect=${encodeURIComponent(payLink)}&sandbox_openid=e2e-wechat-pay`,
+      );
+      await page.waitForURL((u) => u.pathname === '/user/pay');
+      await page.getByTestId('device-name').getByText(device.name).waitFor();
+      await page.getByRole('button', { name: '充值' }).waitFor();
+
+      // First the cashier's 取消: back on the page, nothing paid, the user can choose again.
+      await page.getByRole('button', { name: '微信支付' }).click();
+      await page.getByRole('button', { name: '确认付款' }).click();
+      await page.getByRole('button', { name: '取消' }).waitFor();
+      expect(await page.getByTestId('cashier-amount').innerText()).toBe(formatFen(price.price_fen));
+      await page.getByRole('button', { name: '取消' }).click();
+      await page.waitForURL((u) => u.pathname === '/user/pay');
+      await page.getByText('已取消支付').waitFor();
+      expect(new URL(page.url()).searchParams.has('order_no')).toBe(false);
+
+      // Then 确认支付: the page asks the server until the device runs.
+      await page.getByRole('button', { name: '微信支付' }).click();
+      await page.getByRole('button', { name: '确认付款' }).click();
+      await page.getByRole('button', { name: '确认支付' }).click();
+      await page.waitForURL((u) => u.pathname === '/user/using', { timeout: 30_000 });
+      await page.getByTestId('countdown').waitFor({ timeout: 30_000 });
+      await page.getByText(formatFen(price.price_fen)).first().waitFor();
+      const origin = new URL(page.url()).origin;
+      await page.goto(`${origin}/user/consumption-history`);
+      const row = page.getByTestId('consumption-row').first();
+      await row.waitFor();
+      expect(await row.innerText()).toContain('微信支付');
+      expect(await page.getByTestId('consumption-row').count()).toBe(1);
+      expect(logs.filter((l) => l.type === 'pageerror')).toEqual([]);
+    } catch (err) {
+      await page.screenshot({ path: '/tmp/journey-wechat-failure.png' }).catch(() => {});
+      console.error(
+        'stopped on',
+        page.url(),
+        '\n',
+        await page
+          .locator('body')
+          .innerText()
+          .catch(() => ''),
+      );
+      throw err;
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
 });
 
 async function journey(
