@@ -11,6 +11,5 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 180_000,
-    reporters: ['verbose'],
   },
 });

@@ -14,6 +14,10 @@ if (!fs.existsSync(chromium)) {
   );
   process.exit(1);
 }
+// CI collects a JSON report (E2E_JSON=<file>) next to the usual output.
+const report = process.env.E2E_JSON
+  ? ['--reporter=verbose', '--reporter=json', `--outputFile.json=${path.resolve(process.env.E2E_JSON)}`]
+  : ['--reporter=verbose'];
 const started = Date.now();
 const res = spawnSync(
   process.execPath,
@@ -22,6 +26,7 @@ const res = spawnSync(
     'run',
     '--config',
     'vitest.e2e.config.ts',
+    ...report,
     ...process.argv.slice(2),
   ],
   { cwd: ROOT, stdio: 'inherit', env: process.env },
