@@ -9,7 +9,7 @@ import path from 'node:path';
 import { MIGRATIONS_DIR, openDatabase, type Database, type Db } from '../../server/db/client';
 import * as schema from '../../server/db/schema';
 
-/** Every file under the migrations folder, hashed: a new migration makes a new template. */
+/** Every file under the migrations folder (and the PGlite version), hashed: a new migration makes a new template. */
 function migrationsHash(): string {
   const h = createHash('sha256');
   const walk = (dir: string) => {
@@ -22,6 +22,12 @@ function migrationsHash(): string {
     }
   };
   walk(MIGRATIONS_DIR);
+  // A dumped data directory is only readable by the PGlite build that wrote it.
+  const pglitePkg = path.join(
+    path.dirname(MIGRATIONS_DIR),
+    '../../node_modules/@electric-sql/pglite/package.json',
+  );
+  if (fs.existsSync(pglitePkg)) h.update(fs.readFileSync(pglitePkg));
   return h.digest('hex').slice(0, 16);
 }
 
