@@ -300,6 +300,17 @@ describe('WeChat pay', () => {
     );
     expect(hist.body.items[0]).toMatchObject({ method: 'wechat', status: 'started', refunded_fen: 0 });
     await assertLedgerInvariants(w.database.db, { settled: true });
+
+    // Stopping early refunds the unused part of a WeChat payment to the wallet, as principal (docs/money.md).
+    const stop = await w.json<StopResponse>(
+      `/backend/user/using/${res.body.order.order_no}/stop`,
+      withCookie(cookie, { method: 'POST' }),
+    );
+    expect(stop.status).toBe(200);
+    expect(stop.body.refund_fen).toBeGreaterThan(0);
+    const profile = await w.json<UserProfile>('/backend/user/profile', withCookie(cookie));
+    expect(profile.body.wallets[0]).toMatchObject({ principal_fen: stop.body.refund_fen, bonus_fen: 0 });
+    await assertLedgerInvariants(w.database.db, { settled: true });
   });
 
   it('refunds a paid WeChat order to the wallet when the device became busy meanwhile', async () => {
