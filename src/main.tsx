@@ -4,7 +4,6 @@ import { navigate } from 'wouter/use-browser-location';
 import type { ActorOptions, AnyActorLogic } from 'xstate';
 import { App } from './app/app';
 import { createRootActors } from './app/root-actors';
-import { bridgeSessionSignals } from './app/session.signals';
 import { browserStores } from './http/session-storage';
 
 async function boot() {
@@ -18,7 +17,6 @@ async function boot() {
     currentPath: () => location.pathname + location.search,
     inspect,
   });
-  bridgeSessionSignals(actors.session);
   const root = document.getElementById('root');
   if (root) createRoot(root).render(<App actors={actors} />);
 }

@@ -9,6 +9,7 @@ import { sessionMachine } from '../machines/session.machine';
 import { selectIsRestoring, selectLevel } from '../machines/session.selectors';
 import type { SessionUser } from '../machines/session.types';
 import { tabBarMachine } from '../machines/tab-bar.machine';
+import { bridgeSessionSignals } from './session.signals';
 
 export interface RootActorsOptions {
   stores: SessionStores;
@@ -94,12 +95,15 @@ export function createRootActors(opts: RootActorsOptions): RootActors {
 
   tabBar.start();
   session.start();
+  // The derived session values as signals, fed from this session actor (one bridge per root actor).
+  const unbridge = bridgeSessionSignals(session);
   return {
     session,
     tabBar,
     stores,
     stop: () => {
       sub.unsubscribe();
+      unbridge();
       session.stop();
       tabBar.stop();
     },

@@ -167,6 +167,9 @@ describe('session paths on the rendered app', () => {
         .getAllByRole('button')
         .map((b) => b.textContent);
       expect(labels).toEqual(s.context.user?.level === 3 ? ['钱包', '我的'] : ['首页', '我的']);
+      // The profile reads the session signals: the signed-in name, never a stale one.
+      await act(async () => navigate('/profile'));
+      expect((await screen.findByTestId('profile-name')).textContent).toBe(s.context.user?.name);
     }
   }
 });
