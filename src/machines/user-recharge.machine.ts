@@ -195,6 +195,8 @@ export const rechargeMachine = setup({
       },
     },
     prompting: {
+      // A new payment gets the full number of order queries.
+      entry: assign({ polls: 0 }),
       invoke: {
         id: 'promptPayment',
         src: 'promptPayment',
