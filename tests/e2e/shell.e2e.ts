@@ -72,6 +72,25 @@ describe('route guard', () => {
   });
 });
 
+describe('WeChat sign-in page', () => {
+  it('微信登录 starts WeChat authorization with the page to come back to (same-origin paths only)', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await page.goto(
+      `${app.url}/wechat-login?redirect=${encodeURIComponent('/user/pay?device_id=1&venue_id=1')}`,
+    );
+    const started = page.waitForRequest((r) => r.url().includes('/backend/wechat/authorize'));
+    await page.getByRole('button', { name: '微信登录' }).click();
+    const url = new URL((await started).url());
+    expect(url.searchParams.get('redirect')).toBe('/user/pay?device_id=1&venue_id=1');
+    // A foreign redirect is replaced by the end-user profile.
+    await page.goto(`${app.url}/wechat-login?redirect=${encodeURIComponent('//evil.example/x')}`);
+    const again = page.waitForRequest((r) => r.url().includes('/backend/wechat/authorize'));
+    await page.getByRole('button', { name: '微信登录' }).click();
+    expect(new URL((await again).url()).searchParams.get('redirect')).toBe('/user/profile');
+    await context.close();
+  });
+});
+
 describe('pay page query rule', () => {
   it('sends /user/pay without device_id or venue_id to / (then the guard), keeps it with both', async () => {
     const { page, context } = await newPhonePage(browser);
