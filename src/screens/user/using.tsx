@@ -1,14 +1,16 @@
-import { useEffect, useState } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { useMemo } from 'react';
 import { useLocation } from 'wouter';
+import { fromPromise } from 'xstate';
 import type { ScreenProps } from '../../app/screen-registry';
-import { UserPage } from '../../ui/user/user-page';
-import { useRequest } from '../../app/use-request';
-import type { StopResponse, UsingSession } from '../../domain/api';
+import type { UsingSession } from '../../domain/api';
 import { formatFen } from '../../domain/money';
-import { WECHAT_AUTH_REQUIRED, isApiRequestError, wechatLoginPath } from '../../http/client';
-import { userApi } from '../../http/user-api';
+import { wechatLoginPath } from '../../http/client';
+import { toOutcome, userApi } from '../../http/user-api';
+import { usingMachine } from '../../machines/user-using.machine';
 import { ConfirmDialog, EmptyState, ErrorState, Loading, Money, PageHeader } from '../../ui';
 import { Countdown } from '../../ui/user/countdown';
+import { UserPage } from '../../ui/user/user-page';
 
 const STATUS: Record<UsingSession['status'], string> = {
   starting: '启动中',
@@ -21,92 +23,90 @@ const STATUS: Record<UsingSession['status'], string> = {
 /** `/user/using`: the running sessions with a live countdown, and 结束使用 (unused minutes refunded). */
 export default function UsingScreen({ route }: ScreenProps) {
   const [, navigate] = useLocation();
-  const using = useRequest(userApi.using);
-  const [stopping, setStopping] = useState<UsingSession | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
-  const items = using.data?.items ?? [];
-  const [skewMs, setSkewMs] = useState(0);
-  useEffect(() => {
-    const t = using.data?.server_time;
-    if (t) setSkewMs(Date.parse(t) - Date.now());
-  }, [using.data]);
-  const starting = items.some((i) => i.status === 'starting');
-
-  // A session still waiting for the device's acknowledgement: look again shortly.
-  useEffect(() => {
-    if (!starting) return;
-    const t = setTimeout(() => using.actor.send({ type: 'request.fetch' }), 2000);
-    return () => clearTimeout(t);
-  }, [starting, using.actor, using.data]);
-
-  async function stop(session: UsingSession) {
-    setBusy(true);
-    try {
-      const ended: StopResponse = await userApi.stop(session.order_no);
-      setResult({ ok: true, text: `已结束使用，未使用时长退款 ${formatFen(ended.refund_fen)} 已退回余额` });
-    } catch (err) {
-      setResult({ ok: false, text: isApiRequestError(err) ? err.message : '结束失败，请重试' });
-    } finally {
-      setBusy(false);
-      setStopping(null);
-      using.refresh();
-    }
-  }
+  const logic = useMemo(
+    () =>
+      usingMachine.provide({
+        actors: {
+          loadUsing: fromPromise(() =>
+            toOutcome(() =>
+              userApi.using().then((r) => ({
+                items: r.items,
+                skew_ms: r.server_time ? Date.parse(r.server_time) - Date.now() : 0,
+              })),
+            ),
+          ),
+          stopSession: fromPromise(({ input }) => toOutcome(() => userApi.stop(input.order_no))),
+        },
+        actions: { goToSignIn: () => navigate(wechatLoginPath('/user/using')) },
+      }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- one machine per mount
+    [],
+  );
+  const actor = useActorRef(logic);
+  const s = useSelector(actor, (x) => x);
+  const { list, error, result } = s.context;
+  const items = list?.items ?? [];
 
   let body;
-  if (using.loading && !using.data) body = <Loading />;
-  else if (using.error?.code === WECHAT_AUTH_REQUIRED)
+  if (s.matches('signedOut'))
     body = (
       <EmptyState icon="" title="请先登录">
         <button
           type="button"
           className="btn btn-success"
-          onClick={() => navigate(wechatLoginPath('/user/using'))}
+          onClick={() => actor.send({ type: 'signin.start' })}
         >
           微信登录
         </button>
       </EmptyState>
     );
-  else if (using.error) body = <ErrorState message={using.error.message} onRetry={using.retry} />;
+  else if (s.matches('failed'))
+    body = (
+      <ErrorState message={error?.message ?? '加载失败'} onRetry={() => actor.send({ type: 'retry' })} />
+    );
+  else if (!list) body = <Loading />;
   else if (items.length === 0)
     body = <EmptyState icon="" title="暂无使用中的设备" description="扫描设备上的二维码即可开始使用" />;
   else
-    body = items.map((s) => (
+    body = items.map((x) => (
       <section
-        key={s.order_no}
+        key={x.order_no}
         className="rounded-box bg-base-100 p-5 text-center"
         data-testid="using-session"
       >
         <div className="flex items-center justify-between text-left">
-          <p className="font-semibold">{s.device_name}</p>
+          <p className="font-semibold">{x.device_name}</p>
           <span
             className={`rounded-full px-2.5 py-0.5 text-xs ${
-              s.status === 'running' ? 'bg-success text-success-content' : 'bg-warning text-warning-content'
+              x.status === 'running' ? 'bg-success text-success-content' : 'bg-warning text-warning-content'
             }`}
           >
-            {STATUS[s.status]}
+            {STATUS[x.status]}
           </span>
         </div>
         <p className="mt-4 text-xs text-base-content/60">剩余时间</p>
-        {s.status === 'running' && s.ends_at ? (
-          <Countdown endsAt={s.ends_at} skewMs={skewMs} onElapsed={using.refresh} />
+        {x.status === 'running' && x.ends_at ? (
+          <Countdown
+            endsAt={x.ends_at}
+            skewMs={list.skew_ms}
+            onElapsed={() => actor.send({ type: 'refresh' })}
+          />
         ) : (
           <span className="loading loading-spinner loading-md" aria-label="等待设备启动" />
         )}
         <div className="mt-4 flex justify-around text-sm">
           <span>
-            时长 <b>{s.minutes}</b> 分钟
+            时长 <b>{x.minutes}</b> 分钟
           </span>
           <span>
-            已支付 <Money fen={s.amount_fen} className="font-semibold" />
+            已支付 <Money fen={x.amount_fen} className="font-semibold" />
           </span>
         </div>
-        {s.status === 'running' && (
+        {x.status === 'running' && (
           <button
             type="button"
             className="btn btn-error btn-outline btn-block mt-4"
-            onClick={() => setStopping(s)}
+            onClick={() => actor.send({ type: 'stop.ask', order_no: x.order_no })}
           >
             结束使用
           </button>
@@ -124,7 +124,9 @@ export default function UsingScreen({ route }: ScreenProps) {
             role="status"
             data-testid="stop-result"
           >
-            {result.text}
+            {result.ok
+              ? `已结束使用，未使用时长退款 ${formatFen(result.refund_fen)} 已退回余额`
+              : result.message}
           </div>
         )}
         {body}
@@ -142,14 +144,14 @@ export default function UsingScreen({ route }: ScreenProps) {
         </div>
       </main>
       <ConfirmDialog
-        open={stopping !== null}
+        open={s.matches('confirmingStop') || s.matches('stopping')}
         title="结束使用"
         message="提前结束后设备将停止运行，未使用的分钟数将按比例退款到余额。确定结束吗？"
         confirmLabel="结束使用"
         danger
-        busy={busy}
-        onConfirm={() => stopping && void stop(stopping)}
-        onCancel={() => setStopping(null)}
+        busy={s.matches('stopping')}
+        onConfirm={() => actor.send({ type: 'stop.confirm' })}
+        onCancel={() => actor.send({ type: 'stop.cancel' })}
       />
     </UserPage>
   );
