@@ -25,13 +25,24 @@ for (const [key, pkg] of Object.entries(lock.packages)) {
   for (const [dep, version] of Object.entries(pkg.optionalDependencies ?? {})) {
     const m = /^@tailwindcss\/oxide-(.+)$/.exec(dep);
     if (!m || !PLATFORM[m[1]]) continue;
-    const base = key.endsWith('node_modules/@tailwindcss/oxide') ? key.slice(0, -'@tailwindcss/oxide'.length) : 'node_modules/';
+    const base = key.endsWith('node_modules/@tailwindcss/oxide')
+      ? key.slice(0, -'@tailwindcss/oxide'.length)
+      : 'node_modules/';
     const entryKey = `${base}${dep}`;
     if (lock.packages[entryKey]) continue;
-    lock.packages[entryKey] = { version, dev: pkg.dev, optional: true, license: 'MIT', ...PLATFORM[m[1]], engines: { node: '>= 20' } };
+    lock.packages[entryKey] = {
+      version,
+      dev: pkg.dev,
+      optional: true,
+      license: 'MIT',
+      ...PLATFORM[m[1]],
+      engines: { node: '>= 20' },
+    };
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => a.localeCompare(b, 'en')));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => a.localeCompare(b, 'en')),
+);
 fs.writeFileSync(lockPath, JSON.stringify(lock, null, 2) + '\n');
 console.log(`lock: ${added} optional platform entries restored`);
