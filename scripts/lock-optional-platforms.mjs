@@ -1,3 +1,4 @@
+/* global URL, console */
 // Our npm registry mirror has no darwin/windows/... builds of Tailwind's oxide engine, so `npm install` leaves them
 // out of package-lock.json and `npm ci` then refuses the lock as out of sync. This restores their lock entries
 // (optional, with their os/cpu) so `npm ci` works here and on every other platform. Run after changing dependencies:
