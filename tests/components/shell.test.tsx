@@ -83,8 +83,8 @@ const dock = () => screen.queryByRole('navigation', { name: '底部导航' });
 
 async function signInThroughForm(username: string) {
   await act(async () => navigate('/admin-login'));
-  fireEvent.change(await screen.findByPlaceholderText('用户名'), { target: { value: username } });
-  fireEvent.change(screen.getByPlaceholderText('密码'), { target: { value: 'demo1234' } });
+  fireEvent.change(await screen.findByLabelText('用户名'), { target: { value: username } });
+  fireEvent.change(screen.getByLabelText('密码'), { target: { value: 'demo1234' } });
   fireEvent.click(screen.getByRole('button', { name: '登录' }));
   await waitFor(() => expect(location.pathname).not.toBe('/admin-login'));
 }

@@ -181,8 +181,8 @@ export function landingPathOf(account: DemoAccount): string {
 /** Signs in through the real /admin-login screen and waits for the level's first tab. */
 export async function loginAs(page: Page, baseUrl: string, account: DemoAccount, password = DEMO_PASSWORD) {
   await page.goto(`${baseUrl}/admin-login`);
-  await page.getByPlaceholder('用户名').fill(account);
-  await page.getByPlaceholder('密码').fill(password);
+  await page.getByLabel('用户名').fill(account);
+  await page.getByLabel('密码').fill(password);
   await page.getByRole('button', { name: '登录', exact: true }).click();
   await page.waitForURL(`${baseUrl}${landingPathOf(account)}`);
 }

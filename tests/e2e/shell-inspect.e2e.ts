@@ -65,8 +65,8 @@ describe('?inspect (dev builds)', () => {
     await page.getByRole('heading', { name: '管理员登录' }).waitFor({ timeout: 60_000 });
     expect(modules.some((m) => m.endsWith('/src/app/inspect.ts'))).toBe(true);
 
-    await page.getByPlaceholder('用户名').fill('merchant');
-    await page.getByPlaceholder('密码').fill('demo1234');
+    await page.getByLabel('用户名').fill('merchant');
+    await page.getByLabel('密码').fill('demo1234');
     await page.getByRole('button', { name: '登录', exact: true }).click();
     await page.waitForURL(`${devUrl}/dashboard`);
     const token = await page.evaluate(() => localStorage.getItem('token'));

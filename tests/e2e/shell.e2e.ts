@@ -110,8 +110,8 @@ describe('sign-in and tab bar', () => {
   it('shows the server error in Chinese on a wrong password', async () => {
     const { page, context } = await newPhonePage(browser);
     await page.goto(`${app.url}/admin-login`);
-    await page.getByPlaceholder('用户名').fill('merchant');
-    await page.getByPlaceholder('密码').fill('wrong-password');
+    await page.getByLabel('用户名').fill('merchant');
+    await page.getByLabel('密码').fill('wrong-password');
     await page.getByRole('button', { name: '登录', exact: true }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('用户名或密码错误');
     expect(pathOf(page)).toBe('/admin-login');

@@ -64,7 +64,7 @@ export default function AdminLoginScreen(_: ScreenProps) {
               className="input w-full"
               name="username"
               autoComplete="username"
-              placeholder="用户名"
+              placeholder="请输入用户名"
               value={username}
               onChange={(e) => setUsername(e.target.value)}
             />
@@ -76,7 +76,7 @@ export default function AdminLoginScreen(_: ScreenProps) {
               name="password"
               type="password"
               autoComplete="current-password"
-              placeholder="密码"
+              placeholder="请输入密码"
               value={password}
               onChange={(e) => setPassword(e.target.value)}
             />
