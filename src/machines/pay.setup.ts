@@ -153,7 +153,7 @@ export const paySetup = setup({
   },
 });
 
-/** Query the order until the server reports `target` (or a dead end), a bounded number of times. */
+/** Query the order until the server reports it paid or started (or a dead end), a bounded number of times. */
 export function pollingStates(stage: 'checkPayment' | 'checkStart') {
   return paySetup.createStateConfig({
     initial: 'checking',
