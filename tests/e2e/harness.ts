@@ -71,6 +71,8 @@ export function ensureClientBuilt(): string {
   if (res.status !== 0) throw new Error(`vite build failed (exit ${res.status})`);
   console.log(`[e2e] client built in ${Date.now() - started} ms -> ${out}`);
   builtDir = out;
+  // The private build lives as long as this test process.
+  process.once('exit', () => fs.rmSync(out, { recursive: true, force: true }));
   return out;
 }
 

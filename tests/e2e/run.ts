@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './harness';
+import { ROOT, ensureClientBuilt } from './harness';
 
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!fs.existsSync(chromium)) {
@@ -19,6 +19,9 @@ const report = process.env.E2E_JSON
   ? ['--reporter=verbose', '--reporter=json', `--outputFile.json=${path.resolve(process.env.E2E_JSON)}`]
   : ['--reporter=verbose'];
 const started = Date.now();
+// One client build for every e2e file (each file starts its own server on it); removed at the end.
+const ownBuild = !process.env.E2E_DIST;
+const dist = ensureClientBuilt();
 const res = spawnSync(
   process.execPath,
   [
@@ -29,8 +32,9 @@ const res = spawnSync(
     ...report,
     ...process.argv.slice(2),
   ],
-  { cwd: ROOT, stdio: 'inherit', env: process.env },
+  { cwd: ROOT, stdio: 'inherit', env: { ...process.env, E2E_DIST: dist } },
 );
+if (ownBuild) fs.rmSync(dist, { recursive: true, force: true });
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 if (res.status === 0) {
   console.log(`\nE2E PASS: every browser test passed (${secs} s)`);
