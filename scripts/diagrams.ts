@@ -10,9 +10,15 @@ import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { requestMachine } from '../src/machines/request.machine';
 import { sessionMachine } from '../src/machines/session.machine';
 import { tabBarMachine } from '../src/machines/tab-bar.machine';
+import { payMachine } from '../src/machines/pay.machine';
+import { rechargeMachine } from '../src/machines/user-recharge.machine';
+import { usingMachine } from '../src/machines/user-using.machine';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIAGRAM_DIR = path.join(ROOT, 'docs/diagrams');
+export const README = path.join(ROOT, 'README.md');
+const README_START = '<!-- diagrams:start -->';
+const README_END = '<!-- diagrams:end -->';
 
 export const MACHINES: { file: string; title: string; source: string; machine: AnyStateMachine }[] = [
   {
@@ -32,6 +38,24 @@ export const MACHINES: { file: string; title: string; source: string; machine: A
     title: 'Request machine',
     source: 'src/machines/request.machine.ts',
     machine: requestMachine,
+  },
+  {
+    file: 'pay.md',
+    title: 'Pay machine',
+    source: 'src/machines/pay.machine.ts',
+    machine: payMachine,
+  },
+  {
+    file: 'user-recharge.md',
+    title: 'Recharge machine',
+    source: 'src/machines/user-recharge.machine.ts',
+    machine: rechargeMachine,
+  },
+  {
+    file: 'user-using.md',
+    title: 'Using machine',
+    source: 'src/machines/user-using.machine.ts',
+    machine: usingMachine,
   },
 ];
 
@@ -123,12 +147,37 @@ export function renderFile(entry: (typeof MACHINES)[number]): string {
   ].join('\n');
 }
 
+/** The README's machine section: every diagram inline, between the diagrams markers. */
+export function renderReadmeSection(): string {
+  const parts = MACHINES.map((entry) =>
+    [
+      `### ${entry.title} ([\`${entry.source}\`](${entry.source}))`,
+      '',
+      '```mermaid',
+      renderDiagram(entry.machine).trimEnd(),
+      '```',
+    ].join('\n'),
+  );
+  return `${README_START}\n${parts.join('\n\n')}\n${README_END}`;
+}
+
+/** The README with its machine section replaced by freshly generated diagrams. */
+export function readmeWithDiagrams(readme: string): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start)
+    throw new Error(`README.md lacks the ${README_START} / ${README_END} markers`);
+  return readme.slice(0, start) + renderReadmeSection() + readme.slice(end + README_END.length);
+}
+
 function main() {
   fs.mkdirSync(DIAGRAM_DIR, { recursive: true });
   for (const entry of MACHINES) {
     fs.writeFileSync(path.join(DIAGRAM_DIR, entry.file), renderFile(entry));
     console.log(`wrote docs/diagrams/${entry.file}`);
   }
+  fs.writeFileSync(README, readmeWithDiagrams(fs.readFileSync(README, 'utf8')));
+  console.log('wrote the machine section of README.md');
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

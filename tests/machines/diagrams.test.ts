@@ -5,7 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DIAGRAM_DIR, MACHINES, renderDiagram, renderFile } from '../../scripts/diagrams';
+import {
+  DIAGRAM_DIR,
+  MACHINES,
+  README,
+  readmeWithDiagrams,
+  renderDiagram,
+  renderFile,
+} from '../../scripts/diagrams';
 
 describe('machine diagrams', () => {
   it.each(MACHINES.map((m) => [m.file, m] as const))(
@@ -15,6 +22,11 @@ describe('machine diagrams', () => {
       expect(committed, 'run `npm run diagrams` and commit docs/diagrams').toBe(renderFile(entry));
     },
   );
+
+  it('README.md shows every machine diagram as generated', () => {
+    const readme = fs.readFileSync(README, 'utf8');
+    expect(readme, 'run `npm run diagrams` and commit README.md').toBe(readmeWithDiagrams(readme));
+  });
 
   it('names every state and every event of each machine', () => {
     for (const { machine } of MACHINES) {
