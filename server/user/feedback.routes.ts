@@ -5,11 +5,12 @@
  */
 import { and, count, desc, eq, gt } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { FeedbackRequestSchema, PageQuerySchema, type FeedbackItem, type Page } from '../../src/domain/api';
+import { FeedbackRequestSchema, type FeedbackItem } from '../../src/domain/api';
 import type { AppEnv } from '../context';
 import { devices, feedback, orders } from '../db/schema';
 import { notFound, tooManyRequests } from '../lib/errors';
-import { parseJson, parseQuery } from '../lib/validate';
+import { parseJson } from '../lib/validate';
+import { offsetOf, pageOf, pageQuery } from '../lib/list';
 import { memberOf, requireMember } from '../member/member.middleware';
 
 /** Feedback a member may file per 24 hours. */
@@ -50,7 +51,7 @@ export function feedbackRoutes(): Hono<AppEnv> {
 
   app.get('/', async (c) => {
     const member_id = memberOf(c);
-    const { page, page_size } = parseQuery(c, PageQuerySchema);
+    const q = pageQuery(c);
     const { db } = c.var.deps;
     const [total] = await db.select({ n: count() }).from(feedback).where(eq(feedback.member_id, member_id));
     const rows = await db
@@ -59,10 +60,9 @@ export function feedbackRoutes(): Hono<AppEnv> {
       .leftJoin(devices, eq(devices.id, feedback.device_id))
       .where(eq(feedback.member_id, member_id))
       .orderBy(desc(feedback.created_at), desc(feedback.id))
-      .limit(page_size)
-      .offset((page - 1) * page_size);
-    const body: Page<FeedbackItem> = { items: rows.map(toItem), total: total?.n ?? 0, page, page_size };
-    return c.json(body);
+      .limit(q.page_size)
+      .offset(offsetOf(q));
+    return c.json(pageOf(rows.map(toItem), total?.n ?? 0, q));
   });
 
   app.post('/', async (c) => {

@@ -7,12 +7,10 @@ import { Hono, type Context } from 'hono';
 import { and, count, desc, eq, inArray, asc } from 'drizzle-orm';
 import { z } from 'zod';
 import {
-  PageQuerySchema,
   PayRequestSchema,
   RechargeRequestSchema,
   type ConsumptionHistoryItem,
   type MemberWallet,
-  type Page,
   type RechargeHistoryItem,
   type RechargePackage,
   type UserProfile,
@@ -21,6 +19,7 @@ import type { AppDeps, AppEnv } from '../context';
 import { devices, members, merchants, orders, packages, venues, wallets } from '../db/schema';
 import { HttpError, validationFailed } from '../lib/errors';
 import { parseJson, parseQuery } from '../lib/validate';
+import { offsetOf, pageOf, pageQuery } from '../lib/list';
 import { memberOf, requireMember } from '../member/member.middleware';
 import { IdempotencyKeySchema, payForDevice, rechargePackage, type PaymentDeps } from '../services/orders';
 
@@ -132,7 +131,7 @@ export function payRoutes(): Hono<AppEnv> {
 
   r.get('/recharge-history', requireMember(), async (c) => {
     const memberId = memberOf(c);
-    const { page, page_size } = parseQuery(c, PageQuerySchema);
+    const q = pageQuery(c);
     const { db } = c.var.deps;
     const where = and(
       eq(orders.member_id, memberId),
@@ -154,20 +153,19 @@ export function payRoutes(): Hono<AppEnv> {
       .innerJoin(merchants, eq(merchants.id, orders.merchant_id))
       .where(where)
       .orderBy(desc(orders.created_at), desc(orders.id))
-      .limit(page_size)
-      .offset((page - 1) * page_size);
+      .limit(q.page_size)
+      .offset(offsetOf(q));
     const items: RechargeHistoryItem[] = rows.map((o) => ({
       ...o,
       method: o.method === 'cash' ? 'cash' : 'wechat',
       created_at: o.created_at.toISOString(),
     }));
-    const body: Page<RechargeHistoryItem> = { items, total: total?.n ?? 0, page, page_size };
-    return c.json(body);
+    return c.json(pageOf(items, total?.n ?? 0, q));
   });
 
   r.get('/consumption-history', requireMember(), async (c) => {
     const memberId = memberOf(c);
-    const { page, page_size } = parseQuery(c, PageQuerySchema);
+    const q = pageQuery(c);
     const { db } = c.var.deps;
     const where = and(
       eq(orders.member_id, memberId),
@@ -194,8 +192,8 @@ export function payRoutes(): Hono<AppEnv> {
       .leftJoin(venues, eq(venues.id, orders.venue_id))
       .where(where)
       .orderBy(desc(orders.created_at), desc(orders.id))
-      .limit(page_size)
-      .offset((page - 1) * page_size);
+      .limit(q.page_size)
+      .offset(offsetOf(q));
     const items: ConsumptionHistoryItem[] = rows.map((o) => ({
       ...o,
       device_name: o.device_name ?? '',
@@ -204,8 +202,7 @@ export function payRoutes(): Hono<AppEnv> {
       method: o.method === 'wechat' ? 'wechat' : 'wallet',
       created_at: o.created_at.toISOString(),
     }));
-    const body: Page<ConsumptionHistoryItem> = { items, total: total?.n ?? 0, page, page_size };
-    return c.json(body);
+    return c.json(pageOf(items, total?.n ?? 0, q));
   });
 
   return r;
