@@ -2,8 +2,10 @@
  * `npm run bench`: runs every section in bench/sections (file name order), prints one table and writes
  * bench/results.json. Loopback only; each load section is bounded (BENCH_MAX_REQUESTS, default 2000;
  * BENCH_MAX_SECONDS, default 10; BENCH_CONCURRENCY, default 16). BENCH_ONLY=sign-in,startup picks sections;
- * BENCH_DATABASE_URL (or TEST_DATABASE_URL) adds PostgreSQL rows where a section supports them.
+ * BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server for the PostgreSQL rows; without one, a
+ * throwaway loopback server is started from Debian's binaries (scripts/pg-server.sh) when they are installed.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +38,28 @@ function table(rows: BenchRow[]): string {
   ].join('\n');
 }
 
+const BENCH_PG_PORT = '55439';
+
+/** A loopback PostgreSQL for the PostgreSQL rows, when none is named and the server binaries are there. */
+function startOwnPostgres(): string | undefined {
+  try {
+    return execFileSync('bash', [path.join(root, 'scripts/pg-server.sh'), 'start', BENCH_PG_PORT], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+  } catch {
+    console.error('[bench] no PostgreSQL server binaries: PostgreSQL rows skipped');
+    return undefined;
+  }
+}
+
+function stopOwnPostgres(): void {
+  execFileSync('bash', [path.join(root, 'scripts/pg-server.sh'), 'stop', BENCH_PG_PORT], { stdio: 'ignore' });
+}
+
 async function main() {
+  const namedPg = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
+  const ownPg = namedPg ? undefined : startOwnPostgres();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scango-bench-'));
   const only = process.env.BENCH_ONLY?.split(',')
     .map((s) => s.trim())
@@ -44,7 +67,7 @@ async function main() {
   const ctx: BenchContext = {
     root,
     workDir,
-    postgresUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined,
+    postgresUrl: namedPg ?? ownPg,
     limits: {
       maxRequests: Number(process.env.BENCH_MAX_REQUESTS ?? 2000),
       maxSeconds: Number(process.env.BENCH_MAX_SECONDS ?? 10),
@@ -76,6 +99,7 @@ async function main() {
     }
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
+    if (ownPg) stopOwnPostgres();
   }
   console.log(table(rows));
   const out = {
