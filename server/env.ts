@@ -79,6 +79,16 @@ export const EnvSchema = z.object({
     .positive('WECHAT_SANDBOX_RETRY_FACTOR 必须大于 0')
     .max(1)
     .default(1),
+  /**
+   * The sandbox credits wallets without real money, so it is on by default only with the embedded DB. With
+   * DATABASE_URL and no live credentials the server refuses to start unless this says `true` (test servers).
+   */
+  WECHAT_SANDBOX: z
+    .union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no', ''])])
+    .optional()
+    .transform((v) =>
+      v === undefined || v === '' ? undefined : v === true || v === '1' || v === 'true' || v === 'yes',
+    ),
   // ---- end WeChat
 });
 

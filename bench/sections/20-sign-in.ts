@@ -15,6 +15,7 @@ async function signIn(ctx: BenchContext, db: 'pglite' | 'postgres', databaseUrl?
       HOST: '127.0.0.1',
       DATA_DIR: path.join(ctx.workDir, `sign-in-${db}`),
       DATABASE_URL: databaseUrl ?? '',
+      WECHAT_SANDBOX: true,
       SERVE_CLIENT: false,
       LOG_REQUESTS: false,
       NODE_ENV: 'production',

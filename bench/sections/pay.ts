@@ -90,6 +90,7 @@ async function walletPays(
       HOST: '127.0.0.1',
       DATA_DIR: path.join(ctx.workDir, `pay-${db}`),
       DATABASE_URL: databaseUrl ?? '',
+      WECHAT_SANDBOX: true,
       SERVE_CLIENT: false,
       LOG_REQUESTS: false,
       NODE_ENV: 'production',

@@ -1,7 +1,8 @@
 /**
  * Chooses live WeChat or the built-in sandbox from the environment and builds the clients. Live mode needs every
- * credential variable; with none of them set the sandbox runs (and its routes are mounted); a partial set is a
- * start-up error, because silently falling back to the sandbox in production would take no real money.
+ * credential variable; with none of them set the sandbox runs (and its routes are mounted) with the embedded DB, or
+ * with DATABASE_URL only when WECHAT_SANDBOX=true; a partial set is a start-up error, because silently falling back
+ * to the sandbox in production would take no real money.
  */
 import fs from 'node:fs';
 import type { Db } from '../db/client';
@@ -16,6 +17,10 @@ export const PAY_NOTIFY_PATH = '/backend/wechat/pay/notify';
 /** The variables read here (all optional; see docs/wechat.md). */
 export interface WechatEnv {
   PUBLIC_URL: string;
+  /** With a PostgreSQL server the sandbox is off unless WECHAT_SANDBOX says otherwise. */
+  DATABASE_URL?: string | undefined;
+  /** Explicit sandbox switch; default: on with the embedded DB, off with DATABASE_URL. */
+  WECHAT_SANDBOX?: boolean | undefined;
   WECHAT_APPID?: string | undefined;
   WECHAT_SECRET?: string | undefined;
   WECHAT_MCHID?: string | undefined;
@@ -122,6 +127,15 @@ export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): P
     return { mode: 'live', oauth, pay };
   }
 
+  // The sandbox's cashier marks orders paid without real money: never let a PostgreSQL deployment that merely
+  // forgot its credentials fall into it.
+  const sandboxOn = env.WECHAT_SANDBOX ?? !env.DATABASE_URL;
+  if (!sandboxOn) {
+    throw new Error(
+      `未配置微信凭据：请设置 ${LIVE_VARS.join(', ')} 以使用真实微信；` +
+        '测试环境如需在 PostgreSQL 上使用沙箱，请设置 WECHAT_SANDBOX=true',
+    );
+  }
   const factor = Number(opts.sandbox?.retryFactor ?? env.WECHAT_SANDBOX_RETRY_FACTOR ?? 1);
   const sandbox = await createWechatSandbox({
     ...opts.sandbox,

@@ -111,7 +111,9 @@ export async function startApp(env: Record<string, string | number | boolean> = 
       SERVE_CLIENT: true,
       LOG_REQUESTS: false,
       NODE_ENV: 'test',
-      ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
+      ...(process.env.E2E_DATABASE_URL
+        ? { DATABASE_URL: process.env.E2E_DATABASE_URL, WECHAT_SANDBOX: true }
+        : {}),
       ...env,
     } as Parameters<typeof startServer>[0],
     { quiet: true, deps: { clientDir } },

@@ -37,6 +37,7 @@ beforeAll(async () => {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.toString();
+    env.WECHAT_SANDBOX = true;
     dropDb = async () => {
       const d = new pg.Client({ connectionString: adminUrl });
       await d.connect();
@@ -131,6 +132,7 @@ describe('the server process', () => {
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
         DATABASE_URL: String(env.DATABASE_URL ?? ''),
+        WECHAT_SANDBOX: 'true',
         SERVE_CLIENT: 'false',
         PUBLIC_URL: '',
       },

@@ -54,7 +54,7 @@ afterAll(async () => {
 function boot(): Promise<RunningServer> {
   return startServer(
     {
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, WECHAT_SANDBOX: true } : { DATA_DIR: dataDir }),
       PORT: 0,
       HOST: '127.0.0.1',
       SERVE_CLIENT: false,

@@ -67,6 +67,23 @@ describe('createWechat', () => {
     }
   });
 
+  it('refuses to fall into the sandbox on a PostgreSQL deployment without credentials, unless told to', async () => {
+    const pgEnv = { PUBLIC_URL: h.publicUrl, DATABASE_URL: 'postgres://u@127.0.0.1:5432/prod' };
+    await expect(createWechat(pgEnv, { db: h.database.db })).rejects.toThrow(/WECHAT_SANDBOX=true/);
+    await expect(
+      createWechat({ PUBLIC_URL: h.publicUrl, WECHAT_SANDBOX: false }, { db: h.database.db }),
+    ).rejects.toThrow(/未配置微信凭据/);
+    const w = await createWechat(
+      { ...pgEnv, WECHAT_SANDBOX: true },
+      { db: h.database.db, sandbox: { pollMs: 50 } },
+    );
+    try {
+      expect(w.mode).toBe('sandbox');
+    } finally {
+      await w.sandbox?.stop();
+    }
+  });
+
   it('reads PUBLIC_URL on use (a server on port 0 learns it after listening)', async () => {
     const env: WechatEnv = { PUBLIC_URL: 'http://localhost:0' };
     const w = await createWechat(env, { db: h.database.db });
