@@ -318,8 +318,16 @@ const GUARD_EXEMPT_PREFIXES = [
   '/user/feedback',
 ];
 
+/** Spec section 6: API paths exempt from the guard (the public device pages' calls and end-user calls). */
+const GUARD_EXEMPT_API_PREFIXES = ['/api/devices', '/api/venues', '/api/venue-service-prices', '/api/query'];
+
 export function isGuardExempt(pathname: string): boolean {
-  return GUARD_EXEMPT_EXACT.includes(pathname) || GUARD_EXEMPT_PREFIXES.some((p) => pathname.startsWith(p));
+  return (
+    GUARD_EXEMPT_EXACT.includes(pathname) ||
+    GUARD_EXEMPT_PREFIXES.some((p) => pathname.startsWith(p)) ||
+    GUARD_EXEMPT_API_PREFIXES.some((p) => pathname.startsWith(p)) ||
+    (pathname.startsWith('/api/') && pathname.includes('/user/'))
+  );
 }
 
 /** Spec section 2: the tab bar is hidden on these. */
