@@ -6,6 +6,7 @@ import { and, count, gt, inArray, sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { DashboardSummary } from '../../src/domain/dashboard';
 import { merchantScope, merchantWhere, requireStaff, staffOf } from '../auth/staff.middleware';
+import { forbidden } from '../lib/errors';
 import type { AppEnv } from '../context';
 import { devices, orders, venues } from '../db/schema';
 
@@ -17,6 +18,9 @@ export function dashboardRoutes() {
   r.get('/', requireStaff(), async (c) => {
     const { db, env, now } = c.var.deps;
     const staff = staffOf(c);
+    // The merchant's figures are for those who run it: a level whose only feature is the wallet (partners, by
+    // default) sees its own share income in the wallet, not the merchant's revenue (DESIGN.md 5).
+    if (![...staff.features].some((f) => f !== 'wallet')) throw forbidden('无权查看商户概览');
     const at = now();
     const tz = env.TZ;
     const [v] = await db.select({ n: count() }).from(venues).where(merchantWhere(staff, venues.merchant_id));

@@ -164,4 +164,14 @@ describe('permission matrix', () => {
       .where(eq(permissions.allowed, true));
     expect(after).toEqual(before);
   });
+
+  it('a partner (wallet only) cannot read the merchant’s dashboard figures, whatever headers it sends', async () => {
+    const token = await t.login('partner');
+    const res = await t.json<{ code: string }>(
+      '/backend/dashboard',
+      bearer(token, { 'X-UserLevel': '2', 'X-MerchantID': '1' }),
+    );
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('FORBIDDEN');
+  });
 });
