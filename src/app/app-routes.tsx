@@ -1,6 +1,6 @@
 import { Suspense, lazy, useEffect, type ReactNode } from 'react';
 import { Redirect, useLocation, useSearch } from 'wouter';
-import { ROUTE_ALIASES, isGuardExempt, matchRoute, payQueryIsValid } from '../domain/routes';
+import { isGuardExempt, matchRoute, routeRedirect } from '../domain/routes';
 import { readToken } from '../http/session-storage';
 import { Loading } from '../ui/states';
 import { NotFound } from './not-found';
@@ -11,10 +11,8 @@ const MainLayout = lazy(() => import('./main-layout'));
 
 /** Where a path goes before any screen renders (spec sections 2, 5 and 6), or null to render it. */
 export function redirectFor(pathname: string, search: string, hasToken: boolean): string | null {
-  const alias = ROUTE_ALIASES[pathname];
-  if (alias) return alias + (search ? `?${search.replace(/^\?/, '')}` : '');
-  if (pathname === '/') return '/dashboard';
-  if (pathname === '/user/pay' && !payQueryIsValid(search)) return '/';
+  const next = routeRedirect(pathname, search);
+  if (next !== null) return next;
   if (!isGuardExempt(pathname) && !hasToken) return '/admin-login';
   return null;
 }

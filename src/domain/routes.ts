@@ -364,3 +364,36 @@ export function matchRoute(
   }
   return best && { route: best.route, params: best.params };
 }
+
+/**
+ * The route table's own redirects, one hop at a time (spec sections 2 and 5, DESIGN.md 4): `/login` is
+ * `/admin-login` (query kept), `/` goes to `/dashboard`, `/user/pay` without `device_id` and `venue_id` goes to `/`.
+ * Null when the path stays. The guard is not one of them: it depends on the stored token.
+ */
+export function routeRedirect(pathname: string, search: string): string | null {
+  const alias = ROUTE_ALIASES[pathname];
+  const query = search.replace(/^\?/, '');
+  if (alias) return alias + (query ? `?${query}` : '');
+  if (pathname === '/') return '/dashboard';
+  if (pathname === '/user/pay' && !payQueryIsValid(search)) return '/';
+  return null;
+}
+
+/**
+ * The pathname a page lands on once the route table's redirects have run (the guard aside): `/` and a pay link
+ * without its query land on `/dashboard`, `/login` on `/admin-login`. The tab bar's on-load rule uses it, because
+ * at start-up the session can be restored before the router has redirected.
+ */
+export function effectivePath(pathname: string, search = ''): string {
+  let path = pathname;
+  let query = search;
+  // Each hop moves towards a route that stays; the bound only guards against a future cycle in the table.
+  for (let hop = 0; hop < 8; hop += 1) {
+    const next = routeRedirect(path, query);
+    if (next === null) break;
+    const at = next.indexOf('?');
+    path = at === -1 ? next : next.slice(0, at);
+    query = at === -1 ? '' : next.slice(at + 1);
+  }
+  return path;
+}

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { redirectFor } from '../../src/app/app-routes';
 import { hasScreen } from '../../src/app/screen-registry';
-import { ROUTES, matchRoute } from '../../src/domain/routes';
+import { ROUTES, effectivePath, matchRoute } from '../../src/domain/routes';
 
 const SPEC_PATHS = [
   '/admin-login',
@@ -85,5 +85,19 @@ describe('route table', () => {
     ['/user/feedback', '?device_id=3', false, null],
   ] as const)('%s%s (token: %s) -> %s', (path, search, token, to) => {
     expect(redirectFor(path, search, token)).toBe(to);
+  });
+
+  it.each([
+    // [path, search, where it lands once the table's redirects have run (the guard aside)]
+    ['/', '', '/dashboard'],
+    ['/login', '?x=1', '/admin-login'],
+    ['/user/pay', '', '/dashboard'],
+    ['/user/pay', '?device_id=1', '/dashboard'],
+    ['/user/pay', '?device_id=1&venue_id=2', '/user/pay'],
+    ['/wallet', '', '/wallet'],
+    ['/merchant/venues', '', '/merchant/venues'],
+    ['/no/such/page', '', '/no/such/page'],
+  ] as const)('effective path of %s%s is %s', (path, search, to) => {
+    expect(effectivePath(path, search)).toBe(to);
   });
 });
