@@ -7,7 +7,6 @@ export default function ProductsScreen({ route }: ScreenProps) {
     <StaffPage
       route={route}
       description="平台统一维护的设备型号（如充电桩、按摩椅），供商户添加设备时选择。"
-      emptyTitle="暂无产品"
     />
   );
 }

@@ -3,11 +3,5 @@ import { StaffPage } from '../shared/staff-page';
 
 /** 为到店会员收取现金并充入其钱包，计入现金报表。 */
 export default function CashRechargeScreen({ route }: ScreenProps) {
-  return (
-    <StaffPage
-      route={route}
-      description="为到店会员收取现金并充入其钱包，计入现金报表。"
-      emptyTitle="暂无数据"
-    />
-  );
+  return <StaffPage route={route} description="为到店会员收取现金并充入其钱包，计入现金报表。" />;
 }

@@ -3,5 +3,5 @@ import { StaffPage } from '../shared/staff-page';
 
 /** 正在运行的设备及其剩余时间。 */
 export default function DeviceChargingScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="正在运行的设备及其剩余时间。" emptyTitle="暂无数据" />;
+  return <StaffPage route={route} description="正在运行的设备及其剩余时间。" />;
 }

@@ -3,5 +3,5 @@ import { StaffPage } from '../shared/staff-page';
 
 /** 场地中的设备、在线状态与最近心跳。 */
 export default function DevicesScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="场地中的设备、在线状态与最近心跳。" emptyTitle="暂无数据" />;
+  return <StaffPage route={route} description="场地中的设备、在线状态与最近心跳。" />;
 }

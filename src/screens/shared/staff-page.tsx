@@ -9,23 +9,15 @@ export interface StaffPageProps {
   route: RouteDef;
   /** One line saying what the page is for. */
   description: string;
-  /** The page body; without it the page shows an honest empty state. */
+  /** The page body; without it the page says plainly that its management is not open yet. */
   children?: ReactNode;
-  emptyTitle?: string;
-  emptyIcon?: string;
 }
 
 /**
  * The frame of every staff page: header with its real title and back arrow, the permission check against the
  * features of the level (`GET /backend/auth/me`), and the body or an honest empty state.
  */
-export function StaffPage({
-  route,
-  description,
-  children,
-  emptyTitle = '暂无数据',
-  emptyIcon,
-}: StaffPageProps) {
+export function StaffPage({ route, description, children }: StaffPageProps) {
   const [, navigate] = useLocation();
   const me = useRequest(loadMe);
   const back = route.back;
@@ -40,7 +32,12 @@ export function StaffPage({
         <p className="px-4 pt-4 text-sm text-base-content/60">{description}</p>
         {children ?? (
           <div className="m-4 rounded-box bg-base-100">
-            <EmptyState title={emptyTitle} icon={emptyIcon} />
+            {/* Not "暂无数据": the records may well exist (the demo has venues and devices); what is missing is
+                this page's view of them, and saying so is the honest empty state. */}
+            <EmptyState
+              title="本页功能尚未开放"
+              description="数据已由系统记录，查看与管理功能将在后续版本提供。"
+            />
           </div>
         )}
       </>

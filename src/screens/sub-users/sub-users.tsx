@@ -3,11 +3,5 @@ import { StaffPage } from '../shared/staff-page';
 
 /** 为合伙人和员工开设子账号，并设置其所属场地。 */
 export default function SubUsersScreen({ route }: ScreenProps) {
-  return (
-    <StaffPage
-      route={route}
-      description="为合伙人和员工开设子账号，并设置其所属场地。"
-      emptyTitle="暂无子账号"
-    />
-  );
+  return <StaffPage route={route} description="为合伙人和员工开设子账号，并设置其所属场地。" />;
 }
