@@ -57,29 +57,22 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/backend/dashboard', dashboardRoutes());
 
   // ---------------------------------------------------------------- public, no sign-in: /backend/api
-  // app.route('/backend/api', publicRoutes(deps));
   app.route('/backend/api/query', queryRoutes());
   app.route('/backend/api', publicRoutes());
 
   // ---------------------------------------------------------------- end users (member cookie): /backend/user
-  // app.route('/backend/user', userRoutes(deps));
   app.route('/backend/user', payRoutes());
   app.route('/backend/user/using', usingRoutes());
   app.route('/backend/user/feedback', feedbackRoutes());
 
   // ---------------------------------------------------------------- WeChat sign-in + pay notify: /backend/wechat
-  // app.route('/backend/wechat', wechatRoutes(deps));
   app.route('/backend/wechat/pay', notifyRoutes());
   // member sign-in: /backend/wechat/authorize, /backend/wechat/callback, /backend/user/logout
   app.route('/backend', memberRoutes());
 
   // ---------------------------------------------------------------- WeChat sandboxes: /backend/sandbox
-  // app.route('/backend/sandbox', sandboxRoutes(deps));
   if (deps.wechat?.sandboxRoutes) app.route('/backend/sandbox', deps.wechat.sandboxRoutes);
   app.route('/backend/sandbox/devices', devicesSandboxRoutes());
-
-  // ---------------------------------------------------------------- staff features (bearer): /backend/admin, ...
-  // app.route('/backend/merchant', merchantRoutes(deps));
 
   // ---------------------------------------------------------------- the built client
   if (deps.env.SERVE_CLIENT) {

@@ -565,17 +565,12 @@ export async function payForDevice(
       device_venue_id: device.venue_id,
     });
   }
-  const [price] = await db
-    .select()
-    .from(service_prices)
-    .where(
-      and(
-        eq(service_prices.id, req.price_id),
-        eq(service_prices.venue_id, device.venue_id),
-        eq(service_prices.active, true),
-      ),
-    );
-  if (!price)
+  const [price] = await db.select().from(service_prices).where(eq(service_prices.id, req.price_id));
+  if (price && price.venue_id !== device.venue_id)
+    throw new HttpError(400, 'PRICE_OTHER_VENUE', '所选价格不属于本设备所在场地，请重新选择', {
+      price_id: req.price_id,
+    });
+  if (!price || !price.active)
     throw new HttpError(400, 'PRICE_NOT_FOUND', '所选价格不存在或已下架，请重新选择', {
       price_id: req.price_id,
     });

@@ -140,7 +140,10 @@ describe('wallet pay', () => {
       method: 'wallet',
     });
     expect(otherVenuePrice.status).toBe(400);
-    expect(otherVenuePrice.body.code).toBe('PRICE_NOT_FOUND');
+    expect(otherVenuePrice.body).toMatchObject({
+      code: 'PRICE_OTHER_VENUE',
+      message: '所选价格不属于本设备所在场地，请重新选择',
+    });
 
     await w.database.db.update(service_prices).set({ active: false }).where(eq(service_prices.id, p1.id));
     const inactive = await pay(cookie, {
@@ -149,7 +152,10 @@ describe('wallet pay', () => {
       price_id: p1.id,
       method: 'wallet',
     });
-    expect(inactive.body.code).toBe('PRICE_NOT_FOUND');
+    expect(inactive.body).toMatchObject({
+      code: 'PRICE_NOT_FOUND',
+      message: '所选价格不存在或已下架，请重新选择',
+    });
     await w.database.db.update(service_prices).set({ active: true }).where(eq(service_prices.id, p1.id));
 
     const off = await w.json(`/backend/sandbox/devices/${d2!.id}/mode`, postJson({ mode: 'offline' }));
