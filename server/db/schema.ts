@@ -270,9 +270,8 @@ export const oauth_states = pgTable('oauth_states', {
   expires_at: ts().notNull(),
   used_at: ts(),
   code: text(),
+  /** Set by the first callback; a duplicate callback (phones call twice) opens another session for this member. */
   member_id: integer().references(() => members.id),
-  /** Token of the session created by the first callback; a duplicate callback re-issues the same session. */
-  session_token: text(),
   created_at: createdAt(),
 });
 

@@ -158,15 +158,17 @@ export function memberRoutes(): Hono<AppEnv> {
       // Duplicates are honoured only while the state lives, so an old callback URL is not a session forever.
       if (current.expires_at <= now)
         return errorPage(c, 400, 'STATE_EXPIRED', '登录请求已过期，请重新登录', row.return_path);
-      // The same code and state again (phones call twice): hand out the session of the first call.
+      // The same code and state again (phones call twice): sign the same member in once more. Only token hashes
+      // are ever stored, so the duplicate gets a session of its own rather than a copy of the first one's token.
       const deadline = Date.now() + DUPLICATE_WAIT_MS;
       for (;;) {
         const [again] = await db.select().from(oauth_states).where(eq(oauth_states.state, state));
         if (!again || again.code !== code) {
           return errorPage(c, 400, 'STATE_USED', '登录请求已使用，请重新登录', row.return_path);
         }
-        if (again.session_token) {
-          setMemberCookie(c, again.session_token, deps.env.PUBLIC_URL);
+        if (again.member_id !== null) {
+          const token = await createMemberSession(db, again.member_id, deps.now());
+          setMemberCookie(c, token, deps.env.PUBLIC_URL);
           c.header('Cache-Control', 'no-store');
           return c.redirect(again.return_path, 302);
         }
@@ -237,10 +239,7 @@ export function memberRoutes(): Hono<AppEnv> {
         })
         .returning({ id: members.id });
       const t = await createMemberSession(tx, m!.id, now);
-      await tx
-        .update(oauth_states)
-        .set({ member_id: m!.id, session_token: t })
-        .where(eq(oauth_states.state, state));
+      await tx.update(oauth_states).set({ member_id: m!.id }).where(eq(oauth_states.state, state));
       return t;
     });
     setMemberCookie(c, token, deps.env.PUBLIC_URL);

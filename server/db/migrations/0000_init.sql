@@ -144,7 +144,6 @@ CREATE TABLE "oauth_states" (
 	"used_at" timestamp with time zone,
 	"code" text,
 	"member_id" integer,
-	"session_token" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
