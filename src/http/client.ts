@@ -11,6 +11,11 @@ import { browserStores, clearSession, readToken, readUser, type SessionStores } 
 
 export const API_BASE = '/backend';
 export const REQUEST_TIMEOUT_MS = 10_000;
+/** Spec section 7, "JSON content type": the default headers of every request (axios-style defaults). */
+export const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
+  Accept: 'application/json',
+  'Content-Type': 'application/json',
+};
 export const WECHAT_AUTH_REQUIRED = 'WECHAT_AUTH_REQUIRED';
 export const WECHAT_AUTH_MESSAGE = '需要微信授权';
 /** The generic messages of spec section 8 for failures that carry no server answer. */
@@ -162,8 +167,13 @@ function build(cfg: HttpConfig): $Fetch {
       timeout: REQUEST_TIMEOUT_MS,
       // A repeated POST could pay twice; callers retry explicitly (the request machine's `retry`).
       retry: false,
-      headers: { Accept: 'application/json' },
+      headers: DEFAULT_HEADERS,
       onRequest(ctx) {
+        // A form or file body sets its own type (with the multipart boundary); the JSON default would break it.
+        const body: unknown = ctx.options.body;
+        if (body instanceof FormData || body instanceof URLSearchParams || body instanceof Blob) {
+          ctx.options.headers.delete('Content-Type');
+        }
         const url = requestUrl(ctx.request);
         for (const [name, value] of Object.entries(headersFor(url, cfg))) {
           if (!ctx.options.headers.has(name)) ctx.options.headers.set(name, value);

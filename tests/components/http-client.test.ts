@@ -88,7 +88,8 @@ describe('headers', () => {
     expect(h.get('authorization')).toBe(`Bearer ${token}`);
     expect(h.get('x-userlevel')).toBe('2');
     expect(h.get('x-merchantid')).toBe(String(user.merchant_id));
-    expect(h.get('content-type') ?? 'application/json').toContain('json');
+    expect(h.get('content-type')).toBe('application/json');
+    expect(h.get('accept')).toBe('application/json');
   });
 
   it('no bearer on URLs containing /api/ or /user/, user headers still sent', async () => {
@@ -213,10 +214,20 @@ describe('generic failures (real listening server)', () => {
   let server: ServerType;
   let base: string;
   beforeAll(async () => {
-    const slow = new Hono().get('/backend/slow', async (c) => {
-      await new Promise((r) => setTimeout(r, 12_000));
-      return c.json({ ok: true });
-    });
+    const slow = new Hono()
+      .get('/backend/slow', async (c) => {
+        await new Promise((r) => setTimeout(r, 12_000));
+        return c.json({ ok: true });
+      })
+      // What the server received, read on the server side of a real HTTP connection.
+      .all('/backend/echo', async (c) =>
+        c.json({
+          method: c.req.method,
+          contentType: c.req.header('content-type') ?? null,
+          accept: c.req.header('accept') ?? null,
+          body: await c.req.text(),
+        }),
+      );
     base = await new Promise<string>((resolve) => {
       server = serve({ fetch: slow.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
         resolve(`http://127.0.0.1:${info.port}/backend`),
@@ -226,6 +237,27 @@ describe('generic failures (real listening server)', () => {
   afterAll(() => {
     (server as unknown as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
     server?.close();
+  });
+
+  it('every request arrives at the server with Content-Type and Accept application/json (spec section 7)', async () => {
+    configure({ fetch: undefined, baseURL: base });
+    type Echo = { method: string; contentType: string | null; accept: string | null; body: string };
+    const got = [
+      await http.get<Echo>('/echo'),
+      await http.post<Echo>('/echo', { amount: 1 }),
+      await http.post<Echo>('/echo'),
+      await http.put<Echo>('/echo', { a: 'b' }),
+      await http.delete<Echo>('/echo'),
+    ];
+    expect(got.map((e) => [e.method, e.contentType, e.accept])).toEqual(
+      ['GET', 'POST', 'POST', 'PUT', 'DELETE'].map((m) => [m, 'application/json', 'application/json']),
+    );
+    expect(got[1]!.body).toBe('{"amount":1}');
+    // A form body keeps the type the browser gives it (with its multipart boundary).
+    const form = new FormData();
+    form.set('file', 'x');
+    const upload = await http.post<Echo>('/echo', form);
+    expect(upload.contentType).toMatch(/^multipart\/form-data; boundary=/);
   });
 
   it('Network Error when nothing answers', async () => {
