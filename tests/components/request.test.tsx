@@ -47,6 +47,28 @@ const paths = getShortestPaths(requestMachine, {
   serializeState: (s) => serializeRequest(s as RequestSnapshot),
 }).map((p) => ({ ...p, steps: p.steps.filter((s) => (s.event.type as string) !== 'xstate.init') }));
 
+/** What the UI must show for the machine's state: the spinner, the data, or the error with or without 重试. */
+function expectUi(s: RequestSnapshot, where: string) {
+  if (s.matches('loading') || s.matches('idle')) {
+    expect(screen.getByRole('status'), where).toBeTruthy();
+    expect(screen.queryByRole('alert'), where).toBeNull();
+    expect(screen.queryByTestId('data'), where).toBeNull();
+  }
+  if (s.matches('success')) {
+    expect(screen.getByTestId('data').textContent, where).toBe(JSON.stringify(s.context.data));
+    expect(screen.queryByRole('status'), where).toBeNull();
+    expect(screen.queryByRole('alert'), where).toBeNull();
+  }
+  if (s.matches('failure')) {
+    expect(screen.getByRole('alert').textContent, where).toContain(s.context.error!.message);
+    expect(screen.getByRole('button', { name: '重试' }), where).toBeTruthy();
+  }
+  if (s.matches('unauthorized')) {
+    expect(screen.getByRole('alert').textContent, where).toContain(s.context.error!.message);
+    expect(screen.queryByRole('button', { name: '重试' }), where).toBeNull();
+  }
+}
+
 describe('request paths on rendered UI', () => {
   it.each(paths.map((p) => [p.steps.map((s) => s.event.type).join(' > ') || '(start)', p] as const))(
     '%s',
@@ -56,7 +78,8 @@ describe('request paths on rendered UI', () => {
       // The hook loads on mount: the model's first `request.fetch` is that mount.
       const steps = [...path.steps] as { event: RequestModelEvent; state: RequestSnapshot }[];
       if (steps[0]?.event.type === 'request.fetch') steps.shift();
-      for (const step of steps) {
+      expectUi(h.actor().getSnapshot(), 'on mount');
+      for (const [i, step] of steps.entries()) {
         await act(async () => {
           if (step.event.type.startsWith('xstate.')) settle(h, step.event);
           else if (step.event.type === 'request.retry' && screen.queryByRole('button', { name: '重试' })) {
@@ -66,18 +89,7 @@ describe('request paths on rendered UI', () => {
         });
         const s = h.actor().getSnapshot();
         expect(serializeRequest(s)).toBe(serializeRequest(step.state));
-      }
-      const s = h.actor().getSnapshot();
-      if (s.matches('loading') || s.matches('idle')) expect(screen.getByRole('status')).toBeTruthy();
-      if (s.matches('success'))
-        expect(screen.getByTestId('data').textContent).toBe(JSON.stringify(s.context.data));
-      if (s.matches('failure')) {
-        expect(screen.getByRole('alert').textContent).toContain(s.context.error!.message);
-        expect(screen.getByRole('button', { name: '重试' })).toBeTruthy();
-      }
-      if (s.matches('unauthorized')) {
-        expect(screen.getByRole('alert').textContent).toContain(s.context.error!.message);
-        expect(screen.queryByRole('button', { name: '重试' })).toBeNull();
+        expectUi(s, `after step ${i + 1} (${step.event.type})`);
       }
     },
   );
