@@ -86,7 +86,8 @@ export function createRootActors(opts: RootActorsOptions): RootActors {
     if (!loaded) {
       loaded = true;
       lastLevel = level;
-      tabBar.send({ type: 'tab.load', pathname: currentPath().split('?')[0] ?? '/', level });
+      const [pathname = '/', search = ''] = currentPath().split('?', 2);
+      tabBar.send({ type: 'tab.load', pathname, search, level });
     } else if (level !== lastLevel) {
       lastLevel = level;
       tabBar.send({ type: 'session.changed', level });

@@ -1,6 +1,6 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
 import { PARTNER_LEVEL } from '../domain/levels';
-import { isTabBarHidden } from '../domain/routes';
+import { effectivePath, isTabBarHidden } from '../domain/routes';
 import type { Tab, TabBarContext, TabBarEvent } from './tab-bar.types';
 
 export const HOME_TAB: Tab = { path: '/dashboard', label: '首页', icon: 'home' };
@@ -28,8 +28,8 @@ const decide = [{ guard: 'isHiddenPath', target: '#tabBar.hidden' }, { target: '
 
 /**
  * Owns the bottom tab bar: which tabs the level sees, whether the bar shows on the current path, the on-load
- * redirect (a user on a tab path that is not theirs goes to their first tab; deeper pages keep their URL) and
- * tab choice. Navigation is the edge-provided `navigateTo` action.
+ * redirect (a user whose page lands on a tab path that is not theirs — `/` lands on `/dashboard` — goes to their
+ * first tab; deeper pages keep their URL) and tab choice. Navigation is the edge-provided `navigateTo` action.
  */
 export const tabBarMachine = setup({
   types: {
@@ -54,12 +54,17 @@ export const tabBarMachine = setup({
   initial: 'loading',
   states: {
     loading: {
-      description: 'Waits for the first path and the restored level, then applies the on-load redirect once.',
+      description:
+        'Waits for the first path and the restored level, then applies the on-load redirect once, to the path the route table leads to (/ and a pay link without its query: /dashboard).',
       on: {
         'tab.load': {
           target: 'checkingOnLoad',
           actions: [
-            { type: 'setPath', params: ({ event }) => ({ pathname: event.pathname }) },
+            // The session may be restored before the router has redirected `/`: judge where the page will land.
+            {
+              type: 'setPath',
+              params: ({ event }) => ({ pathname: effectivePath(event.pathname, event.search) }),
+            },
             { type: 'setLevel', params: ({ event }) => ({ level: event.level }) },
           ],
         },

@@ -13,7 +13,8 @@ export interface TabBarContext {
 }
 
 export type TabBarEvent =
-  | { type: 'tab.load'; pathname: string; level: number | null }
+  /** The first path (and query) the page was opened with, and the restored level. */
+  | { type: 'tab.load'; pathname: string; search: string; level: number | null }
   | { type: 'route.changed'; pathname: string }
   | { type: 'session.changed'; level: number | null }
   | { type: 'tab.select'; path: string };

@@ -150,6 +150,45 @@ describe('sign-in and tab bar', () => {
     await page.waitForURL(`${app.url}/wallet`);
     await context.close();
   });
+
+  it('level 3 (partner) opening / (or a pay link without its query, sent to /) lands on /wallet, not /dashboard', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'partner');
+    const dock = page.getByRole('navigation', { name: '底部导航' });
+    for (const opened of ['/', '/user/pay']) {
+      await page.goto(app.url + opened);
+      await dock.waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(pathOf(page), opened).toBe('/wallet');
+      await page.getByRole('heading', { name: '钱包', exact: true }).waitFor();
+      await expect(dock.getByRole('button').allTextContents()).resolves.toEqual(['钱包', '我的']);
+      await expect(dock.locator('[aria-current="page"]').textContent()).resolves.toBe('钱包');
+    }
+    // The profile names the partner's role and level.
+    await dock.getByRole('button', { name: '我的' }).click();
+    await page.waitForURL(`${app.url}/profile`);
+    await expect(page.getByRole('listitem').filter({ hasText: '角色' }).textContent()).resolves.toContain(
+      '分润合伙人',
+    );
+    await expect(page.getByRole('listitem').filter({ hasText: '级别' }).textContent()).resolves.toContain(
+      '3',
+    );
+    await context.close();
+  });
+
+  it('level 2 (merchant) opening / lands on /dashboard with 首页 active', async () => {
+    const { page, context } = await newPhonePage(browser);
+    await loginAs(page, app.url, 'merchant');
+    const dock = page.getByRole('navigation', { name: '底部导航' });
+    await page.goto(`${app.url}/`);
+    await dock.waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(pathOf(page)).toBe('/dashboard');
+    await page.getByRole('heading', { name: '首页', exact: true }).waitFor();
+    await expect(dock.getByRole('button').allTextContents()).resolves.toEqual(['首页', '我的']);
+    await expect(dock.locator('[aria-current="page"]').textContent()).resolves.toBe('首页');
+    await context.close();
+  });
 });
 
 describe('storage and 401 rules', () => {

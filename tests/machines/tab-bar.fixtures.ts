@@ -13,10 +13,22 @@ export const PATHS = [
 /** A merchant (2), a partner (3), and no user yet. */
 export const LEVELS = [2, 3, null] as const;
 
+/** The query a path is opened with: the pay page keeps its query (without it the router sends it to `/`). */
+export const searchOf = (pathname: string) => (pathname === '/user/pay' ? 'device_id=1&venue_id=1' : '');
+/**
+ * Pages first opened on: the paths above, plus the two the router redirects before any screen: `/` (to
+ * `/dashboard`) and a pay link without its query (to `/`, then `/dashboard`).
+ */
+export const LOAD_URLS: readonly { pathname: string; search: string }[] = [
+  ...PATHS.map((pathname) => ({ pathname, search: searchOf(pathname) })),
+  { pathname: '/', search: '' },
+  { pathname: '/user/pay', search: '' },
+];
+
 /** Every event of the tab-bar machine with the payloads the model tries (fails to compile on a new event). */
 export const TAB_EVENTS = {
-  'tab.load': PATHS.flatMap((pathname) =>
-    LEVELS.map((level) => ({ type: 'tab.load' as const, pathname, level })),
+  'tab.load': LOAD_URLS.flatMap(({ pathname, search }) =>
+    LEVELS.map((level) => ({ type: 'tab.load' as const, pathname, search, level })),
   ),
   'route.changed': PATHS.map((pathname) => ({ type: 'route.changed' as const, pathname })),
   'session.changed': [

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { getAdjacencyMap } from 'xstate/graph';
-import { isTabBarHidden } from '../../src/domain/routes';
+import { effectivePath, isTabBarHidden } from '../../src/domain/routes';
 import {
   onLoadRedirect,
   tabBarMachine,
@@ -34,7 +34,8 @@ function startTabBar() {
 /** What the spec says a step must navigate to. */
 function expectedNavigation(before: TabBarSnapshot, event: TabBarEvent): string[] {
   if (event.type === 'tab.load') {
-    const to = onLoadRedirect(event.pathname, event.level);
+    // The on-load rule looks at where the page lands after the route table's redirects (`/` -> `/dashboard`).
+    const to = onLoadRedirect(effectivePath(event.pathname, event.search), event.level);
     return to ? [to] : [];
   }
   if (event.type === 'tab.select' && before.matches('visible')) {
@@ -77,6 +78,28 @@ describe('tab-bar machine (model-based)', () => {
       if (s.context.pathname === '/merchant/venues') expect(active).toBeNull();
     }
   });
+
+  it.each([
+    // [opened on, query, level, navigates to, then on]: spec section 4 "on load, a level 3 user goes to wallet".
+    ['/', '', 3, ['/wallet'], '/wallet'],
+    ['/', '', 2, [], '/dashboard'],
+    ['/', '', null, [], '/dashboard'],
+    ['/user/pay', '', 3, ['/wallet'], '/wallet'],
+    ['/user/pay', 'device_id=1', 2, [], '/dashboard'],
+    ['/user/pay', 'device_id=1&venue_id=1', 3, [], '/user/pay'],
+    ['/dashboard', '', 3, ['/wallet'], '/wallet'],
+    ['/wallet', '', 2, ['/dashboard'], '/dashboard'],
+    ['/merchant/venues', '', 3, [], '/merchant/venues'],
+  ] as const)(
+    'on load at %s?%s, level %s navigates to %j and is on %s',
+    (pathname, search, level, to, on) => {
+      const live = startTabBar();
+      live.actor.send({ type: 'tab.load', pathname, search, level });
+      expect(live.navigations).toEqual(to);
+      expect(live.actor.getSnapshot().context.pathname).toBe(on);
+      live.actor.stop();
+    },
+  );
 
   it('the coverage assertion notices an unwalked transition', () => {
     const all = new Set<string>();
