@@ -114,6 +114,44 @@ describe('wallet pay', () => {
     await assertLedgerInvariants(w.database.db, { settled: true });
   });
 
+  it('consumption history is paged, newest first', async () => {
+    const { cookie } = await funded('o-pay-history-pages');
+    const d = ds[1]!;
+    const [price] = await pricesOf(d.venue_id);
+    const orderNos: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await pay(cookie, {
+        device_id: d.id,
+        venue_id: d.venue_id,
+        price_id: price!.id,
+        method: 'wallet',
+      });
+      expect(res.status).toBe(201);
+      orderNos.push(res.body.order.order_no);
+      await w.settle();
+      const stop = await w.json(
+        `/backend/user/using/${res.body.order.order_no}/stop`,
+        withCookie(cookie, { method: 'POST' }),
+      );
+      expect(stop.status).toBe(200);
+    }
+    const page1 = await w.json<Page<ConsumptionHistoryItem>>(
+      '/backend/user/consumption-history?page=1&page_size=2',
+      withCookie(cookie),
+    );
+    const page2 = await w.json<Page<ConsumptionHistoryItem>>(
+      '/backend/user/consumption-history?page=2&page_size=2',
+      withCookie(cookie),
+    );
+    expect(page1.body).toMatchObject({ total: 3, page: 1, page_size: 2 });
+    expect(page1.body.items.map((i) => i.order_no)).toEqual([orderNos[2], orderNos[1]]);
+    expect(page2.body).toMatchObject({ total: 3, page: 2, page_size: 2 });
+    expect(page2.body.items.map((i) => i.order_no)).toEqual([orderNos[0]]);
+    const bad = await w.json('/backend/user/consumption-history?page=0&page_size=1000', withCookie(cookie));
+    expect(bad.status).toBe(400);
+    await assertLedgerInvariants(w.database.db, { settled: true });
+  });
+
   it('refuses each bad case with its own code and Chinese message, changing nothing', async () => {
     const { cookie } = await funded('o-pay-refusals');
     const [d1, d2, d3, d4] = ds;
