@@ -175,6 +175,24 @@ describe('callback', () => {
     expect(await countOf(member_sessions)).toBe(sessionsBefore);
   });
 
+  it('a code already spent at WeChat (40163) under a fresh state: a clear error page, no new session', async () => {
+    const { callback } = await approve('member-auth-40163');
+    expect((await t.request(callback)).status).toBe(302);
+    const code = new URL(callback, 'http://x').searchParams.get('code')!;
+    // A new sign-in attempt (fresh state) replays the spent code, as a stale page or a forwarded link would.
+    const start = await t.request('/backend/wechat/authorize?redirect=%2Fuser%2Fprofile');
+    const state = /state=([0-9a-f]{32})/.exec(start.headers.get('location')!)![1]!;
+    const sessionsBefore = await countOf(member_sessions);
+    const res = await t.request(`/backend/wechat/callback?code=${encodeURIComponent(code)}&state=${state}`);
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain('授权码已被使用');
+    expect(html).toContain('40163');
+    expect(html).toContain('/backend/wechat/authorize?redirect=');
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(await countOf(member_sessions)).toBe(sessionsBefore);
+  });
+
   it('signing in again keeps one member per openid', async () => {
     const c1 = await signInMember(t, 'member-auth-e');
     const c2 = await signInMember(t, 'member-auth-e');
