@@ -3,10 +3,9 @@
  * second with p50/p99, bounded by the run's limits, on the embedded DB and (when configured) on PostgreSQL.
  */
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { startServer } from '../../server/start';
 import type { BenchContext, BenchRow } from '../types';
-import { round, runLoad } from '../lib';
+import { round, runLoad, withScratchDatabase } from '../lib';
 
 async function signIn(ctx: BenchContext, db: 'pglite' | 'postgres', databaseUrl?: string): Promise<BenchRow> {
   const server = await startServer(
@@ -49,20 +48,8 @@ export default async function signInSection(ctx: BenchContext): Promise<BenchRow
   ctx.log('sign-in: embedded DB');
   const rows = [await signIn(ctx, 'pglite')];
   if (ctx.postgresUrl) {
-    const { default: pg } = await import('pg');
-    const name = `bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: ctx.postgresUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    try {
-      const url = new URL(ctx.postgresUrl);
-      url.pathname = `/${name}`;
-      ctx.log('sign-in: PostgreSQL');
-      rows.push(await signIn(ctx, 'postgres', url.toString()));
-    } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
+    ctx.log('sign-in: PostgreSQL');
+    rows.push(await withScratchDatabase(ctx.postgresUrl, (url) => signIn(ctx, 'postgres', url)));
   }
   return rows;
 }

@@ -17,7 +17,7 @@ import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
 import { ledgerViolations } from '../../tests/server/invariants';
 import { BUDGET, measure } from '../../scripts/size';
 import type { BenchContext, BenchRow } from '../types';
-import { round, runLoad } from '../lib';
+import { round, runLoad, withScratchDatabase } from '../lib';
 
 const MEMBERS = 64;
 
@@ -188,30 +188,8 @@ export default async function paySection(ctx: BenchContext): Promise<BenchRow[]>
   ctx.log('wallet-pay: embedded DB');
   rows.push(await walletPays(ctx, 'pglite'));
   if (ctx.postgresUrl) {
-    const { default: pg } = await import('pg');
-    const name = `bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: ctx.postgresUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    try {
-      const url = new URL(ctx.postgresUrl);
-      url.pathname = `/${name}`;
-      ctx.log('wallet-pay: PostgreSQL');
-      rows.push(await walletPays(ctx, 'postgres', url.toString()));
-    } finally {
-      // The server's pool may still be closing its connections: let them go before the forced drop (bounded),
-      // or each one would emit a FATAL 'terminating connection' error.
-      for (let i = 0; i < 50; i++) {
-        const r = await admin.query<{ n: number }>(
-          'select count(*)::int as n from pg_stat_activity where datname = $1',
-          [name],
-        );
-        if ((r.rows[0]?.n ?? 0) === 0) break;
-        await new Promise((ok) => setTimeout(ok, 50));
-      }
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
+    ctx.log('wallet-pay: PostgreSQL');
+    rows.push(await withScratchDatabase(ctx.postgresUrl, (url) => walletPays(ctx, 'postgres', url)));
   } else {
     rows.push({
       section: 'wallet-pay',
