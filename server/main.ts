@@ -3,38 +3,15 @@
  * process environment and shuts it down gracefully on SIGTERM / SIGINT (hooks, HTTP server, database).
  */
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvError, parseEnv } from './env';
+import { clientIsStale } from './lib/client-build';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function newestMtime(p: string): number {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(p);
-  } catch {
-    return 0;
-  }
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const entry of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
-  return newest;
-}
-
-/** True when dist/index.html is missing or older than anything the build reads. */
-export function clientIsStale(): boolean {
-  const built = newestMtime(path.join(root, 'dist', 'index.html'));
-  if (!built) return true;
-  const inputs = ['src', 'index.html', 'public', 'vite.config.ts', 'package.json'].map((p) =>
-    path.join(root, p),
-  );
-  return inputs.some((p) => newestMtime(p) > built);
-}
-
 function buildClientIfNeeded(): void {
-  if (!clientIsStale()) return;
+  if (!clientIsStale(root)) return;
   console.log('Building the client (dist/ is missing or older than src/)...');
   const res = spawnSync(
     process.platform === 'win32' ? 'npx.cmd' : 'npx',
