@@ -12,7 +12,8 @@ import {
 } from '../../src/domain/permissions.schema';
 import type { AppEnv } from '../context';
 import type { Db } from '../db/client';
-import { audit_log, permissions } from '../db/schema';
+import { permissions } from '../db/schema';
+import { writeAudit } from '../services/audit';
 import { validationFailed } from '../lib/errors';
 import { parseJson } from '../lib/validate';
 import { requireAdmin, requireStaff, staffOf } from './staff.middleware';
@@ -48,11 +49,10 @@ export function permissionsRoutes() {
           target: [permissions.level, permissions.feature],
           set: { allowed: sql`excluded.allowed` },
         });
-      await tx.insert(audit_log).values({
-        account_id: staff.account_id,
+      await writeAudit(tx, staff, {
         action: 'permissions.update',
         entity: 'permissions',
-        details: { items: body.items },
+        extra: { items: body.items },
       });
     });
     return c.json(await readMatrix(db));
