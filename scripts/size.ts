@@ -2,7 +2,7 @@
  * `npm run size`: builds the client (into a private directory, or reads `--dist <dir>`), then reads Vite's
  * manifest and prints the gzip bytes of the JS and CSS a browser needs before `/user/pay` and `/admin-login` are
  * interactive: the entry with its static imports, the route's screen chunk with its static imports, and their
- * CSS. Fails (exit 1) when `/user/pay` is above 110 KB JS / 12 KB CSS (DESIGN.md section 11), or when a
+ * CSS, and the brotli bytes the server really sends for them (its precompressed twins). Fails (exit 1) when `/user/pay` is above 110 KB JS / 12 KB CSS (DESIGN.md section 11), or when a
  * production bundle contains the Stately inspector.
  */
 import { spawnSync } from 'node:child_process';
@@ -65,6 +65,8 @@ export interface RouteSize {
   cssFiles: string[];
   js: number;
   css: number;
+  /** What the server actually sends a browser that accepts brotli: the build's `.br` twins (JS + CSS). */
+  sentBr: number;
 }
 
 export function measure(dist: string, routePath: string): RouteSize {
@@ -82,7 +84,12 @@ export function measure(dist: string, routePath: string): RouteSize {
   const jsFiles = [...chunks].map((k) => manifest[k]!.file);
   const cssFiles = [...new Set([...chunks].flatMap((k) => manifest[k]!.css ?? []))];
   const gz = (f: string) => gzipSync(fs.readFileSync(path.join(dist, f))).length;
+  const sent = (f: string) => {
+    const twin = path.join(dist, `${f}.br`);
+    return fs.existsSync(twin) ? fs.statSync(twin).size : fs.statSync(path.join(dist, f)).size;
+  };
   return {
+    sentBr: [...jsFiles, ...cssFiles].reduce((n, f) => n + sent(f), 0),
     path: routePath,
     jsFiles,
     cssFiles,
@@ -114,12 +121,15 @@ function main() {
   const kb = (n: number) => `${(n / KB).toFixed(1)} KB`;
   const rows = MEASURED.map((p) => measure(dist, p));
   console.log('\nBytes (gzip) loaded before the page is interactive\n');
-  console.log('route'.padEnd(16) + 'JS'.padStart(12) + 'CSS'.padStart(12) + '  files');
+  console.log(
+    'route'.padEnd(16) + 'JS'.padStart(12) + 'CSS'.padStart(12) + 'sent (br)'.padStart(12) + '  files',
+  );
   for (const r of rows) {
     console.log(
       r.path.padEnd(16) +
         kb(r.js).padStart(12) +
         kb(r.css).padStart(12) +
+        kb(r.sentBr).padStart(12) +
         `  ${r.jsFiles.length} JS, ${r.cssFiles.length} CSS`,
     );
   }

@@ -1,7 +1,8 @@
 /**
  * Serves the built client from `dist/`: files as they are, hashed `/assets/*` cached for a year (immutable), and
  * `index.html` for every other GET that is not an API path (history fallback), always `Cache-Control: no-cache`
- * because WeChat's browser caches pages hard and must pick up a new build at once.
+ * because WeChat's browser caches pages hard and must pick up a new build at once. Text files go out as their
+ * build-time brotli or gzip twin (`<file>.br`, `<file>.gz`) when the browser accepts it, with `Vary: Accept-Encoding`.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'hono';
 import { getMimeType } from 'hono/utils/mime';
+import { isCompressibleFile, pickEncoding, type Encoding } from './compression';
 
 export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist');
 
@@ -25,6 +27,24 @@ async function readFileIfAny(file: string): Promise<Buffer | undefined> {
 
 function toArrayBuffer(b: Buffer): ArrayBuffer {
   return new Uint8Array(b).buffer;
+}
+
+const SUFFIX: Record<Encoding, string> = { br: '.br', gzip: '.gz' };
+
+/** The file as the browser best accepts it: its precompressed twin if there is one, else the file itself. */
+async function sendFile(
+  c: Context,
+  file: string,
+  raw: Buffer,
+  headers: Record<string, string>,
+): Promise<Response> {
+  const enc = pickEncoding(c.req.header('Accept-Encoding'));
+  const twin = enc ? await readFileIfAny(file + SUFFIX[enc]) : undefined;
+  const vary = isCompressibleFile(file) ? { Vary: 'Accept-Encoding' } : undefined;
+  if (enc && twin) {
+    return c.body(toArrayBuffer(twin), 200, { ...headers, ...vary, 'Content-Encoding': enc });
+  }
+  return c.body(toArrayBuffer(raw), 200, { ...headers, ...vary });
 }
 
 /** Handles GET/HEAD for non-API paths; returns undefined when the request is not ours (let it 404). */
@@ -51,16 +71,14 @@ export async function serveClient(c: Context, distDir = DIST_DIR): Promise<Respo
   if (body) {
     const type = getMimeType(file) ?? 'application/octet-stream';
     const cache = reqPath.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
-    return c.body(toArrayBuffer(body), 200, {
-      'Content-Type': type,
-      'Cache-Control': cache,
-    });
+    return sendFile(c, file, body, { 'Content-Type': type, 'Cache-Control': cache });
   }
   // A missing hashed asset is a real 404 (an old page asking for a file of a previous build), not the app shell.
   if (reqPath.startsWith('/assets/') || (path.extname(reqPath) !== '' && !isIndex)) return undefined;
-  const index = await readFileIfAny(path.join(distDir, 'index.html'));
+  const indexFile = path.join(distDir, 'index.html');
+  const index = await readFileIfAny(indexFile);
   if (!index) return undefined;
-  return c.body(toArrayBuffer(index), 200, {
+  return sendFile(c, indexFile, index, {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-cache',
   });
