@@ -1,12 +1,13 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
+import { payShell } from './scripts/pay-shell.vite-plugin';
 import { precompress } from './scripts/precompress.vite-plugin';
 
 const apiPort = Number(process.env.API_PORT ?? process.env.PORT ?? 8080);
 
 export default defineConfig({
-  plugins: [react(), tailwindcss(), precompress()],
+  plugins: [react(), tailwindcss(), payShell(), precompress()],
   build: {
     target: ['chrome111', 'safari16.4'],
     manifest: true,

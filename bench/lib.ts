@@ -1,4 +1,32 @@
 /** Helpers shared by bench sections: a bounded closed-loop load generator and percentiles. Loopback only. */
+import net from 'node:net';
+
+/** A free loopback TCP port. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `<base>/backend/health` until it answers 200 (or throws after `timeoutMs`). */
+export async function waitHealthy(base: string, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/backend/health`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > deadline) throw new Error(`${base} not healthy within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

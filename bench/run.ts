@@ -25,6 +25,12 @@ function table(rows: BenchRow[]): string {
     'rps',
     'p50_ms',
     'p99_ms',
+    'score',
+    'fcp_ms',
+    'lcp_ms',
+    'tbt_ms',
+    'cls',
+    'transfer_bytes',
     'note',
   ];
   const used = cols.filter((c) => rows.some((r) => r[c] !== undefined));

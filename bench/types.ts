@@ -17,6 +17,13 @@ export interface BenchRow {
   p99_ms?: number;
   /** Single duration (e.g. cold start). */
   ms?: number;
+  /** Lighthouse: performance score (0-100), paint metrics, blocking time, layout shift, bytes transferred. */
+  score?: number;
+  fcp_ms?: number;
+  lcp_ms?: number;
+  tbt_ms?: number;
+  cls?: number;
+  transfer_bytes?: number;
   /** Free text (errors, invariant checks). */
   note?: string;
 }

@@ -3,21 +3,9 @@
  * polls /backend/health. Once on an empty directory (migrations + demo seed) and once more on the now seeded one.
  */
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import type { BenchContext, BenchRow } from '../types';
-import { round } from '../lib';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, round } from '../lib';
 
 async function coldStart(ctx: BenchContext, dataDir: string, seed: 'demo' | 'none'): Promise<number> {
   const port = await freePort();

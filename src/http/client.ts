@@ -7,6 +7,7 @@
  */
 import { ofetch, type $Fetch, type FetchOptions } from 'ofetch';
 import { DEFAULT_LEVEL } from '../domain/levels';
+import { withPreload } from './preload';
 import { browserStores, clearSession, readToken, readUser, type SessionStores } from './session-storage';
 
 export const API_BASE = '/backend';
@@ -180,7 +181,7 @@ function build(cfg: HttpConfig): $Fetch {
         }
       },
     },
-    cfg.fetch ? { fetch: cfg.fetch } : undefined,
+    { fetch: withPreload(cfg.fetch ?? ((input, init) => globalThis.fetch(input, init))) },
   );
 }
 

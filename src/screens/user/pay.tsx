@@ -4,7 +4,8 @@ import type { ScreenProps } from '../../app/screen-registry';
 import { UserPage } from '../../ui/user/user-page';
 import { formatFen } from '../../domain/money';
 import * as sel from '../../machines/pay.selectors';
-import { ConfirmDialog, Loading, Money, PageHeader } from '../../ui';
+import { ConfirmDialog, Money, PageHeader } from '../../ui';
+import { PAY_SHELL_BODY } from '../../ui/user/pay-shell';
 import { ActionPanel } from '../../ui/user/action-panel';
 import { DeviceCard } from '../../ui/user/device-card';
 import { PriceCards } from '../../ui/user/price-cards';
@@ -38,17 +39,18 @@ export default function PayScreen({ route }: ScreenProps) {
     return (
       <UserPage screen="user-pay">
         {header}
-        <main className="px-4 pt-4">
-          {failure ? (
+        {failure ? (
+          <main className="px-4 pt-4">
             <ActionPanel
               title="无法打开设备"
               message={failure.message}
               actions={sel.selectForwardActions(s).map((a) => ({ ...a, onClick: () => actor.send(a.event) }))}
             />
-          ) : (
-            <Loading label="正在获取设备信息…" />
-          )}
-        </main>
+          </main>
+        ) : (
+          // The frame index.html painted before the bundle arrived: nothing moves when React takes over.
+          <div dangerouslySetInnerHTML={{ __html: PAY_SHELL_BODY }} />
+        )}
       </UserPage>
     );
   }
