@@ -11,6 +11,7 @@ import { permissionsRoutes } from './auth/permissions.routes';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { healthRoutes } from './health/health.routes';
 import { compressJson } from './lib/compression';
+import { inputGuard } from './lib/input-guard.middleware';
 import { payloadTooLarge, renderError } from './lib/errors';
 import { requestLog } from './lib/request-log.middleware';
 import { securityHeaders } from './lib/security-headers.middleware';
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     '/backend/*',
     bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => renderError(payloadTooLarge(), c) }),
   );
+  app.use('/backend/*', inputGuard());
   app.use('/backend/*', compressJson());
   // API answers are per user and change with every write: never cache them in between.
   app.use('/backend/*', async (c, next) => {

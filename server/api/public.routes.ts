@@ -5,14 +5,14 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { IdSchema, type PublicDevice, type PublicVenue, type ServicePrice } from '../../src/domain/api';
+import { QueryIdSchema, type PublicDevice, type PublicVenue, type ServicePrice } from '../../src/domain/api';
 import type { AppEnv } from '../context';
 import { devices, merchants, products, service_prices, venues } from '../db/schema';
 import { notFound } from '../lib/errors';
 import { parseParam, parseQuery } from '../lib/validate';
 import { isOnline } from '../services/devices/sessions';
 
-const PricesQuery = z.object({ venue_id: IdSchema });
+const PricesQuery = z.object({ venue_id: QueryIdSchema });
 
 /** What the pay page shows: an operator's status, or `offline` when the device stopped reporting. */
 export function publicStatus(status: PublicDevice['status'], online: boolean): PublicDevice['status'] {

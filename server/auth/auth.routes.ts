@@ -20,6 +20,7 @@ import {
   clearFailures,
   delayFor,
   ipKey,
+  pairKey,
   lockedFor,
   recordFailure,
   usernameKey,
@@ -64,10 +65,13 @@ export function authRoutes() {
   r.post('/login', async (c) => {
     const { db, env, now } = c.var.deps;
     const body = await parseJson(c, LoginRequestSchema);
+    const ip = clientIp(c);
     const uKey = usernameKey(body.username);
-    const iKey = ipKey(clientIp(c));
+    const iKey = ipKey(ip);
+    const pKey = pairKey(ip, body.username);
 
-    const locked = await lockedFor(db, [uKey, iKey], now());
+    // Only the failing address is refused (the pair, or the address as a whole), never the account itself.
+    const locked = await lockedFor(db, [pKey, iKey], now());
     if (locked > 0) throw tooManyRequests(lockedMessage(locked), locked);
 
     const [account] = await db.select().from(accounts).where(eq(accounts.username, body.username)).limit(1);
@@ -76,18 +80,21 @@ export function authRoutes() {
       : (await verifyPassword(body.password, await dummyHash()), false);
 
     if (!ok || !account || account.status !== 'active') {
-      const failures = await recordFailure(db, uKey, LIMITS.username.lockAfter, now());
+      const pairFailures = await recordFailure(db, pKey, LIMITS.pair.lockAfter, now());
       const ipFailures = await recordFailure(db, iKey, LIMITS.ip.lockAfter, now());
+      const accountFailures = await recordFailure(db, uKey, LIMITS.account.lockAfter, now());
       const wait = Math.max(
-        delayFor(failures, LIMITS.username.slowAfter),
+        delayFor(pairFailures, LIMITS.pair.slowAfter),
         delayFor(ipFailures, LIMITS.ip.slowAfter),
+        delayFor(accountFailures, LIMITS.account.slowAfter, LIMITS.maxAccountDelayMs),
       );
       if (wait > 0) await sleep(wait);
-      const lockedNow = await lockedFor(db, [uKey, iKey], now());
+      const lockedNow = await lockedFor(db, [pKey, iKey], now());
       if (lockedNow > 0) throw tooManyRequests(lockedMessage(lockedNow), lockedNow);
       throw new HttpError(401, 'INVALID_CREDENTIALS', '用户名或密码错误');
     }
 
+    await clearFailures(db, pKey);
     await clearFailures(db, uKey);
     if (account.merchant_id !== null) {
       const [m] = await db

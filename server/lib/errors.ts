@@ -55,6 +55,12 @@ export interface ErrorBody {
 
 /** Renders an error; unknown errors are logged with the request id and hidden from the caller. */
 export function renderError(err: unknown, c: Context): Response {
+  // An error answered before the body was read leaves unread bytes on a keep-alive socket, which the next request
+  // on it would be parsed from: close the connection instead.
+  const len = c.req.header('content-length');
+  if ((len !== undefined && len !== '0') || c.req.header('transfer-encoding') !== undefined) {
+    c.header('Connection', 'close');
+  }
   if (err instanceof HttpError) {
     const body: ErrorBody = { code: err.code, message: err.message };
     if (err.details) body.details = err.details;
@@ -71,6 +77,14 @@ export function renderError(err: unknown, c: Context): Response {
   // SyntaxError, `Schema.parse(...)` throws ZodError. Both are bad input (400), never a 500.
   if (err instanceof SyntaxError && /JSON/i.test(err.message)) {
     return c.json({ code: 'BAD_JSON', message: '请求内容不是合法的 JSON' } satisfies ErrorBody, 400);
+  }
+  // `c.req.query()` / `c.req.param()` decode percent escapes; a malformed one (`%E0%A4%A`) throws URIError.
+  if (err instanceof URIError) {
+    return c.json({ code: 'BAD_ENCODING', message: '请求地址的编码有误' } satisfies ErrorBody, 400);
+  }
+  // A form or multipart body the platform's parser cannot read (no boundary, broken parts).
+  if (err instanceof TypeError && /FormData|multipart|boundary|body/i.test(err.message)) {
+    return c.json({ code: 'BAD_BODY', message: '请求内容格式有误' } satisfies ErrorBody, 400);
   }
   if (err instanceof ZodError) {
     const details: Record<string, string> = {};

@@ -1,25 +1,34 @@
 /**
- * The sign-in limiter, kept in the `login_attempts` table so every API instance shares the count. Keys are the
- * username (`u:<name>`) and the client address (`ip:<addr>`). Failures inside a window are counted: from the
- * SLOW_AFTER-th failure answers are delayed, at LOCK_AFTER the key is locked for LOCK_MINUTES and the endpoint
- * answers 429 with Retry-After without even checking the password. A success clears the username's counter.
+ * The sign-in limiter, kept in the `login_attempts` table so every API instance shares the count
+ * (docs/security.md). Failures inside a 15-minute window are counted under three keys:
+ * - the address and account pair (`p:<addr>|<name>`): slowed from the 3rd failure, refused (429) from the 5th for
+ *   15 minutes: one address guessing one account;
+ * - the address (`ip:<addr>`): slowed from the 10th, refused from the 50th: one address guessing many accounts;
+ * - the account (`u:<name>`): only slowed, from the 5th failure, by at most 3 s, and never refused, so nobody can
+ *   lock an account out from elsewhere; the right password from another address still signs in.
+ * Refusals fall on the failing address only. A success clears the pair's and the account's counters.
  */
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { login_attempts } from '../db/schema';
 
 export const LIMITS = {
-  username: { slowAfter: 3, lockAfter: 5 },
-  ip: { slowAfter: 10, lockAfter: 30 },
+  pair: { slowAfter: 3, lockAfter: 5 },
+  ip: { slowAfter: 10, lockAfter: 50 },
+  /** The account's own counter never locks (lockAfter Infinity); its delay is capped by maxAccountDelayMs. */
+  account: { slowAfter: 5, lockAfter: Infinity },
   windowMinutes: 15,
   lockMinutes: 15,
   /** Delay per failure beyond slowAfter, capped. */
   delayStepMs: 250,
   maxDelayMs: 1500,
+  maxAccountDelayMs: 3000,
 };
 
-export const usernameKey = (username: string) => `u:${username.trim().toLowerCase()}`;
+const normal = (username: string) => username.trim().toLowerCase();
+export const usernameKey = (username: string) => `u:${normal(username)}`;
 export const ipKey = (ip: string) => `ip:${ip}`;
+export const pairKey = (ip: string, username: string) => `p:${ip}|${normal(username)}`;
 
 /** Seconds until the latest lock among `keys` ends, or 0 when none is locked. */
 export async function lockedFor(db: Db, keys: string[], now: Date): Promise<number> {
@@ -66,7 +75,7 @@ export async function clearFailures(db: Db, key: string): Promise<void> {
   await db.delete(login_attempts).where(eq(login_attempts.key, key));
 }
 
-export function delayFor(failures: number, slowAfter: number): number {
+export function delayFor(failures: number, slowAfter: number, maxMs = LIMITS.maxDelayMs): number {
   if (failures < slowAfter) return 0;
-  return Math.min(LIMITS.maxDelayMs, (failures - slowAfter + 1) * LIMITS.delayStepMs);
+  return Math.min(maxMs, (failures - slowAfter + 1) * LIMITS.delayStepMs);
 }

@@ -1,6 +1,6 @@
 /**
  * Request validation from the zod schemas in `src/domain` (the same ones the client forms use). Every failure is a
- * 4xx in our error shape: malformed JSON 400 BAD_JSON, too big 413 PAYLOAD_TOO_LARGE, wrong fields 400
+ * 4xx in our error shape: a body that is not declared `application/json` 415, malformed JSON 400 BAD_JSON, too big 413 PAYLOAD_TOO_LARGE, wrong fields 400
  * VALIDATION_FAILED with `details` keyed by field path. Nothing here can turn bad input into a 500.
  */
 import type { Context } from 'hono';
@@ -41,6 +41,10 @@ export async function parseJson<S extends z.ZodType>(
   opts: { limit?: number } = {},
 ): Promise<z.output<S>> {
   const limit = opts.limit ?? JSON_BODY_LIMIT;
+  // A JSON endpoint reads JSON only: a `text/plain` or form body is what a cross-site form can send (CSRF).
+  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(c.req.header('content-type') ?? '')) {
+    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', '请求内容类型必须是 application/json');
+  }
   const declared = Number(c.req.header('content-length') ?? '0');
   if (Number.isFinite(declared) && declared > limit) throw payloadTooLarge();
   let text: string;

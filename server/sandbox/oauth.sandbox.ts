@@ -4,6 +4,7 @@
  * live in `sandbox_oauth_codes`.
  */
 import { and, desc, eq, isNull } from 'drizzle-orm';
+import { renderError } from '../lib/errors';
 import { Hono, type Context } from 'hono';
 import { sandbox_oauth_codes } from '../db/schema';
 import { nonceStr, randomHex } from '../wechat/crypto';
@@ -38,6 +39,8 @@ interface AuthorizeParams {
 /** Owns the sandbox's OAuth routes (mounted at `/backend/sandbox/wechat`). */
 export function oauthSandboxRoutes(ctx: SandboxContext): Hono {
   const app = new Hono();
+  // Bad input to a sandbox route is a 4xx in the API's error shape, also where the sandbox runs on its own.
+  app.onError((err, c) => renderError(err, c));
 
   /** Checks the authorize parameters like WeChat does; returns the Chinese reason on failure. */
   function validate(p: AuthorizeParams): string | null {

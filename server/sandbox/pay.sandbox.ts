@@ -5,6 +5,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { parseJson } from '../lib/validate';
+import { renderError } from '../lib/errors';
 import { Hono, type Context } from 'hono';
 import { formatFen } from '../../src/domain/money';
 import { sandbox_pay_refunds, sandbox_pay_transactions } from '../db/schema';
@@ -22,6 +25,23 @@ import {
 } from '../wechat/crypto';
 import type { JsapiPayParams, Refund, SandboxNotifyOptions, Transaction, TradeState } from '../wechat/types';
 import { esc, isSafeReturnPath, page, withQuery, type SandboxContext } from './context';
+
+const switchInt = z.number().int().min(0).max(600_000);
+/** The body of `_control`: the signed JSAPI parameters of one order, and the test switches. */
+const ControlSchema = z.object({
+  action: z.literal('confirm', 'action 只支持 confirm'),
+  appId: z.string().max(64),
+  timeStamp: z.string().max(16),
+  nonceStr: z.string().max(64),
+  package: z.string().max(128),
+  signType: z.literal('RSA', 'signType 必须是 RSA'),
+  paySign: z.string().max(1024),
+  duplicate: z.boolean().optional(),
+  probe: z.boolean().optional(),
+  silent: z.boolean().optional(),
+  wrong_amount_fen: switchInt.optional(),
+  delay_ms: switchInt.optional(),
+});
 
 type TxRow = typeof sandbox_pay_transactions.$inferSelect;
 type RefundRow = typeof sandbox_pay_refunds.$inferSelect;
@@ -491,6 +511,8 @@ function parseNotifySwitches(v: string | undefined): SandboxNotifyOptions {
 /** Owns the sandbox's Pay v3 routes and cashier page. */
 export function paySandboxRoutes(ctx: SandboxContext, service: SandboxPayService): Hono {
   const app = new Hono();
+  // Bad input to a sandbox route is a 4xx in the API's error shape, also where the sandbox runs on its own.
+  app.onError((err, c) => renderError(err, c));
 
   const requestUri = (c: Context) => {
     const u = new URL(c.req.url);
@@ -693,30 +715,23 @@ export function paySandboxRoutes(ctx: SandboxContext, service: SandboxPayService
 
   // ---------------------------------------------------------------- test switches (sandbox mode only)
 
-  /** `POST /_control {action:'confirm', prepay_id|out_trade_no, duplicate?, probe?, wrong_amount_fen?, delay_ms?, silent?}` */
+  /**
+   * `POST /_control {action:'confirm', appId, timeStamp, nonceStr, package, signType, paySign, duplicate?, probe?,
+   * wrong_amount_fen?, delay_ms?, silent?}`: what 确认支付 does, with the test switches. Like the cashier it takes
+   * only the signed JSAPI parameters the member's own page holds, so knowing an order number confirms nothing.
+   */
   app.post('/_control', async (c) => {
-    let b: Record<string, unknown>;
+    const b = await parseJson(c, ControlSchema);
     try {
-      b = (await c.req.json()) as Record<string, unknown>;
-    } catch {
-      return c.json({ code: 'BAD_REQUEST', message: '请求体必须是 JSON' }, 400);
-    }
-    if (b.action !== 'confirm') return c.json({ code: 'BAD_REQUEST', message: 'action 只支持 confirm' }, 400);
-    try {
-      let prepayId = typeof b.prepay_id === 'string' ? b.prepay_id : undefined;
-      if (!prepayId && typeof b.out_trade_no === 'string')
-        prepayId = (await service.byOutTradeNo(b.out_trade_no))?.prepay_id;
-      if (!prepayId) return c.json({ code: 'NOT_FOUND', message: '订单不存在' }, 404);
-      const int = (v: unknown) =>
-        typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
-      const wrong = int(b.wrong_amount_fen);
-      const delay = int(b.delay_ms);
+      const prepayId = service.verifyJsapi(b);
+      if (!(await service.byPrepayId(prepayId)))
+        return c.json({ code: 'NOT_FOUND', message: '订单不存在' }, 404);
       const tx = await service.confirm(prepayId, {
         duplicate: b.duplicate === true,
         probe: b.probe === true,
         silent: b.silent === true,
-        ...(wrong !== undefined ? { wrongAmountFen: wrong } : {}),
-        ...(delay !== undefined ? { delayMs: delay } : {}),
+        ...(b.wrong_amount_fen !== undefined ? { wrongAmountFen: b.wrong_amount_fen } : {}),
+        ...(b.delay_ms !== undefined ? { delayMs: b.delay_ms } : {}),
       });
       return c.json({ transaction: tx });
     } catch (e) {

@@ -8,6 +8,7 @@ import { and, count, desc, eq, inArray, asc } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   PayRequestSchema,
+  QueryIdSchema,
   RechargeRequestSchema,
   type ConsumptionHistoryItem,
   type MemberWallet,
@@ -25,9 +26,9 @@ import { IdempotencyKeySchema, payForDevice, rechargePackage, type PaymentDeps }
 
 const PayBodySchema = PayRequestSchema.extend({ return_path: z.string().max(512).optional() });
 const RechargeBodySchema = RechargeRequestSchema.extend({ return_path: z.string().max(512).optional() });
-const MerchantQuerySchema = z.object({ merchant_id: z.coerce.number().int().positive().max(2_147_483_647) });
+const MerchantQuerySchema = z.object({ merchant_id: QueryIdSchema });
 const OptionalMerchantQuerySchema = z.object({
-  merchant_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+  merchant_id: QueryIdSchema.optional(),
 });
 
 /** Orders that took money: what the histories list (a pending or closed order never charged anyone). */

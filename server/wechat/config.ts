@@ -1,8 +1,8 @@
 /**
  * Chooses live WeChat or the built-in sandbox from the environment and builds the clients. Live mode needs every
- * credential variable; with none of them set the sandbox runs (and its routes are mounted) with the embedded DB, or
- * with DATABASE_URL only when WECHAT_SANDBOX=true; a partial set is a start-up error, because silently falling back
- * to the sandbox in production would take no real money.
+ * credential variable; with none of them set the sandbox runs (and its routes are mounted) with the embedded DB and
+ * a loopback PUBLIC_URL, or anywhere else only when WECHAT_SANDBOX=true. A partial set is a start-up error, because
+ * silently falling back to the sandbox in production would take no real money.
  */
 import fs from 'node:fs';
 import type { Db } from '../db/client';
@@ -19,7 +19,7 @@ export interface WechatEnv {
   PUBLIC_URL: string;
   /** With a PostgreSQL server the sandbox is off unless WECHAT_SANDBOX says otherwise. */
   DATABASE_URL?: string | undefined;
-  /** Explicit sandbox switch; default: on with the embedded DB, off with DATABASE_URL. */
+  /** Explicit sandbox switch; default: on with the embedded DB and a loopback PUBLIC_URL, off otherwise. */
   WECHAT_SANDBOX?: boolean | undefined;
   WECHAT_APPID?: string | undefined;
   WECHAT_SECRET?: string | undefined;
@@ -69,6 +69,17 @@ function pem(value: string, name: string): string {
   } catch {
     throw new Error(`${name} 既不是 PEM 文本，也不是可读取的文件路径：${value}`);
   }
+}
+
+/** True when the URL's host is this machine only (localhost, 127.0.0.0/8, ::1). */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
 }
 
 /** Live WeChat when every credential is configured, otherwise the sandbox. */
@@ -127,13 +138,17 @@ export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): P
     return { mode: 'live', oauth, pay };
   }
 
-  // The sandbox's cashier marks orders paid without real money: never let a PostgreSQL deployment that merely
-  // forgot its credentials fall into it.
-  const sandboxOn = env.WECHAT_SANDBOX ?? !env.DATABASE_URL;
+  // The sandbox's cashier marks orders paid without real money: never let a deployment that merely forgot its
+  // credentials fall into it. By default it runs only for a laptop (embedded DB, PUBLIC_URL on loopback).
+  const loopback = isLoopbackUrl(env.PUBLIC_URL);
+  const sandboxOn = env.WECHAT_SANDBOX ?? (!env.DATABASE_URL && loopback);
   if (!sandboxOn) {
+    const why = env.DATABASE_URL
+      ? '已设置 DATABASE_URL（PostgreSQL 部署）'
+      : `PUBLIC_URL（${env.PUBLIC_URL}）不是本机回环地址，沙箱收银台会让任何人免费充值`;
     throw new Error(
-      `未配置微信凭据：请设置 ${LIVE_VARS.join(', ')} 以使用真实微信；` +
-        '测试环境如需在 PostgreSQL 上使用沙箱，请设置 WECHAT_SANDBOX=true',
+      `未配置微信凭据，且${why}：请设置 ${LIVE_VARS.join(', ')} 以使用真实微信；` +
+        '仅在测试环境中如需沙箱，请设置 WECHAT_SANDBOX=true',
     );
   }
   const factor = Number(opts.sandbox?.retryFactor ?? env.WECHAT_SANDBOX_RETRY_FACTOR ?? 1);

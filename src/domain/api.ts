@@ -27,8 +27,30 @@ export interface Page<T> {
   page_size: number;
 }
 
-const id = z.coerce.number().int().positive().max(2_147_483_647);
-export const IdSchema = id;
+/** Largest id a PostgreSQL `integer` column holds. */
+export const MAX_ID = 2_147_483_647;
+const ID_MESSAGE = '必须是正整数编号';
+
+/**
+ * An id in a JSON body: a positive integer number and nothing else (`true`, `[1]`, `"1"`, `"0x1"`, `1.5` are
+ * refused, docs/security.md).
+ */
+export const BodyIdSchema = z.number(ID_MESSAGE).int(ID_MESSAGE).positive(ID_MESSAGE).max(MAX_ID, ID_MESSAGE);
+
+/** An id in a query string or path: decimal digits without a leading zero, read as a number. */
+export const QueryIdSchema = z
+  .string(ID_MESSAGE)
+  .regex(/^[1-9][0-9]{0,9}$/, ID_MESSAGE)
+  .transform(Number)
+  .pipe(z.number().max(MAX_ID, ID_MESSAGE));
+const id = BodyIdSchema;
+
+/** What a text field holding an id becomes in a JSON body: a number for plain digits, else the text (refused). */
+export function idFromText(text: string): number | string | undefined {
+  const t = text.trim();
+  if (t === '') return undefined;
+  return /^[0-9]{1,10}$/.test(t) ? Number(t) : t;
+}
 
 // ---------------------------------------------------------------- staff auth
 

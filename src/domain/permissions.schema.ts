@@ -14,7 +14,18 @@ export type PermissionRow = z.infer<typeof PermissionRowSchema>;
 
 /** PUT body: the rows to change (others stay as they are). Level 1 rows may be sent but never set to false. */
 export const PermissionsUpdateSchema = z.object({
-  items: z.array(PermissionRowSchema).min(1, '至少修改一项').max(200, '一次最多修改 200 项'),
+  items: z
+    .array(PermissionRowSchema)
+    .min(1, '至少修改一项')
+    .max(200, '一次最多修改 200 项')
+    .superRefine((items, ctx) => {
+      const seen = new Set<string>();
+      items.forEach((row, i) => {
+        const key = `${row.level}:${row.feature}`;
+        if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i], message: '同一级别的同一功能重复出现' });
+        seen.add(key);
+      });
+    }),
 });
 export type PermissionsUpdate = z.infer<typeof PermissionsUpdateSchema>;
 

@@ -98,7 +98,8 @@ describe('sign-in with bad input', () => {
         async (text) => {
           const { status, json } = await expectRejected(text);
           expect(status).toBe(400);
-          expect(json.code).toBe('BAD_JSON');
+          // A NUL character is refused at the edge before the body is parsed.
+          expect(json.code).toBe(text.includes(String.fromCharCode(0)) ? 'NUL_CHARACTER' : 'BAD_JSON');
         },
       ),
       { numRuns: 80 },

@@ -237,7 +237,9 @@ describe('requireMember and logout', () => {
 
 describe('https', () => {
   it('marks the cookie Secure when PUBLIC_URL is https', async () => {
-    const s = await createMemberTestApp({ env: { PUBLIC_URL: 'https://pay.example.com' } });
+    const s = await createMemberTestApp({
+      env: { PUBLIC_URL: 'https://pay.example.com', WECHAT_SANDBOX: true },
+    });
     try {
       const start = await s.request('/backend/wechat/authorize?redirect=%2F&sandbox_openid=secure-1');
       const approved = await s.request(local(start.headers.get('location')!));

@@ -50,7 +50,8 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
     return holder.app.request(input, init);
   };
   const wechat = await createWechat(
-    { PUBLIC_URL },
+    // A made-up public host (not loopback), so the sandbox is asked for explicitly.
+    { PUBLIC_URL, WECHAT_SANDBOX: true },
     { db: database.db, fetch: fetchIntoApp, sandbox: { retryFactor: 0.001, pollMs: 10 } },
   );
   const deps = { db: database.db, env, now: () => new Date(), dbKind: database.kind } as AppDeps & {

@@ -84,6 +84,31 @@ describe('createWechat', () => {
     }
   });
 
+  it('with the embedded DB, runs the sandbox by default only when PUBLIC_URL is a loopback address', async () => {
+    for (const url of ['http://localhost:8080', 'http://127.0.0.1:9000', 'http://[::1]:8080']) {
+      const w = await createWechat({ PUBLIC_URL: url }, { db: h.database.db, sandbox: { pollMs: 50 } });
+      try {
+        expect(w.mode, url).toBe('sandbox');
+      } finally {
+        await w.sandbox?.stop();
+      }
+    }
+    for (const url of ['https://pay.example.com', 'http://192.168.1.20:8080', 'http://10.0.0.5']) {
+      await expect(createWechat({ PUBLIC_URL: url }, { db: h.database.db }), url).rejects.toThrow(
+        /不是本机回环地址.*WECHAT_SANDBOX=true/,
+      );
+    }
+    const told = await createWechat(
+      { PUBLIC_URL: 'https://staging.example.com', WECHAT_SANDBOX: true },
+      { db: h.database.db, sandbox: { pollMs: 50 } },
+    );
+    try {
+      expect(told.mode).toBe('sandbox');
+    } finally {
+      await told.sandbox?.stop();
+    }
+  });
+
   it('reads PUBLIC_URL on use (a server on port 0 learns it after listening)', async () => {
     const env: WechatEnv = { PUBLIC_URL: 'http://localhost:0' };
     const w = await createWechat(env, { db: h.database.db });

@@ -307,7 +307,7 @@ describe('cashier', () => {
 });
 
 describe('test switches', () => {
-  it('the cashier passes notify switches on; POST _control confirms by out_trade_no', async () => {
+  it('the cashier passes notify switches on; POST _control confirms with the signed JSAPI parameters only', async () => {
     const no = tradeNo('W');
     const { prepay_id } = await h.pay.prepayJsapi(order(no, 900));
     const before = h.received.length;
@@ -326,11 +326,30 @@ describe('test switches', () => {
     expect(h.received.length - before).toBe(2);
 
     const other = tradeNo('W');
-    await h.pay.prepayJsapi(order(other, 100));
+    const otherPrepay = await h.pay.prepayJsapi(order(other, 100));
+    // Knowing the order number is not enough: only the signed JSAPI parameters of the member's page confirm.
+    const byNumber = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ action: 'confirm', out_trade_no: other }),
+    });
+    expect(byNumber.status).toBe(400);
+    expect(await h.pay.queryByOutTradeNo(other)).toMatchObject({ trade_state: 'NOTPAY' });
+    const forged = { ...h.pay.jsapiParams(otherPrepay.prepay_id), paySign: 'AAAA' };
+    const badSign = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ action: 'confirm', ...forged }),
+    });
+    expect(badSign.status).toBe(401);
     const ctl = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ action: 'confirm', out_trade_no: other, wrong_amount_fen: 7 }),
+      body: JSON.stringify({
+        action: 'confirm',
+        ...h.pay.jsapiParams(otherPrepay.prepay_id),
+        wrong_amount_fen: 7,
+      }),
     });
     expect(ctl.status).toBe(200);
     expect(await ctl.json()).toMatchObject({ transaction: { out_trade_no: other, trade_state: 'SUCCESS' } });
@@ -342,17 +361,19 @@ describe('test switches', () => {
       transaction: { out_trade_no: other, amount: { total: 7 } },
     });
 
-    const missing = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ action: 'confirm', out_trade_no: 'NOSUCHORDER9' }),
-    });
-    expect(missing.status).toBe(404);
-    const junk = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
+    for (const body of ['x', 'null', '[]']) {
+      const junk = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(junk.status).toBe(400);
+    }
+    const plain = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
       method: 'POST',
       body: 'x',
     });
-    expect(junk.status).toBe(400);
+    expect(plain.status).toBe(415);
   });
 });
 

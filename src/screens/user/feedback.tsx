@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
 import { UserPage } from '../../ui/user/user-page';
-import { FEEDBACK_CATEGORIES, FeedbackRequestSchema, type FeedbackItem } from '../../domain/api';
+import { FEEDBACK_CATEGORIES, FeedbackRequestSchema, idFromText, type FeedbackItem } from '../../domain/api';
 import { WECHAT_AUTH_REQUIRED, isApiRequestError, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
 import { PageHeader, Toast } from '../../ui';
@@ -30,7 +30,8 @@ export default function FeedbackScreen({ route }: ScreenProps) {
     const parsed = FeedbackRequestSchema.safeParse({
       category,
       content,
-      device_id: deviceId.trim() || undefined,
+      // The field is text; ids in a JSON body are numbers (anything else fails validation with its message).
+      device_id: idFromText(deviceId),
     });
     if (!parsed.success) {
       setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
