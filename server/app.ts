@@ -12,6 +12,7 @@ import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { healthRoutes } from './health/health.routes';
 import { compressJson } from './lib/compression';
 import { inputGuard } from './lib/input-guard.middleware';
+import { API_LIMIT, OAUTH_LIMIT, RateLimiter, rateLimit } from './lib/rate-limit.middleware';
 import { payloadTooLarge, renderError } from './lib/errors';
 import { requestLog } from './lib/request-log.middleware';
 import { securityHeaders } from './lib/security-headers.middleware';
@@ -53,6 +54,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
   });
+
+  // Anonymous endpoints: per-address limits before any route touches the database (docs/security.md).
+  const limiter = new RateLimiter();
+  app.use('/backend/api/*', rateLimit(API_LIMIT, limiter));
+  app.use('/backend/sandbox/*', rateLimit(API_LIMIT, limiter));
+  app.use('/backend/wechat/authorize', rateLimit(OAUTH_LIMIT, limiter));
+  app.use('/backend/wechat/callback', rateLimit(OAUTH_LIMIT, limiter));
 
   // ---------------------------------------------------------------- foundation (server-core)
   app.route('/backend/health', healthRoutes());

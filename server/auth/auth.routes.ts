@@ -3,9 +3,8 @@
  * 401 INVALID_CREDENTIALS in the same time; repeated failures are slowed, then refused with 429 (see login-limiter).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { eq } from 'drizzle-orm';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import {
   LoginRequestSchema,
   type LoginResponse,
@@ -14,6 +13,7 @@ import {
 } from '../../src/domain/api';
 import type { AppEnv, StaffAuth } from '../context';
 import { accounts, merchants } from '../db/schema';
+import { clientIp } from '../lib/client-ip';
 import { HttpError, forbidden, tooManyRequests } from '../lib/errors';
 import {
   LIMITS,
@@ -29,22 +29,6 @@ import { parseJson } from '../lib/validate';
 import { dummyHash, verifyPassword } from './password';
 import { requireStaff, staffOf } from './staff.middleware';
 import { issueToken, revokeToken } from './tokens';
-
-/**
- * The socket's address; behind a trusted proxy (TRUST_PROXY) the last X-Forwarded-For entry, which that proxy
- * wrote. 'local' when there is no socket (in-process tests).
- */
-function clientIp(c: Context<AppEnv>): string {
-  if (c.var.deps.env.TRUST_PROXY) {
-    const last = c.req.header('x-forwarded-for')?.split(',').pop()?.trim();
-    if (last && /^[0-9a-fA-F:.]{2,45}$/.test(last)) return last;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? 'local';
-  } catch {
-    return 'local';
-  }
-}
 
 export function staffUserOf(staff: StaffAuth): StaffUser {
   return {

@@ -272,6 +272,10 @@ export const oauth_states = pgTable('oauth_states', {
   code: text(),
   /** Set by the first callback; a duplicate callback (phones call twice) opens another session for this member. */
   member_id: integer().references(() => members.id),
+  /** SHA-256 of the random value put in the starting browser's `wx_oauth` cookie: the callback must come from it. */
+  browser_hash: text(),
+  /** The session the first callback opened; a duplicate is honoured only while it is still signed in. */
+  session_id: integer(),
   created_at: createdAt(),
 });
 
@@ -392,6 +396,8 @@ export const orders = pgTable(
     failure_reason: text(),
     wechat_prepay_id: text(),
     wechat_transaction_id: text(),
+    /** When this server last asked WeChat Pay about the order (one outbound query per order at a time). */
+    wechat_queried_at: ts(),
     paid_at: ts(),
     created_at: createdAt(),
   },

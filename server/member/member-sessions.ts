@@ -18,14 +18,35 @@ export const newToken = () => randomBytes(32).toString('base64url');
 
 /** Creates a session for the member and returns its token (to put in the cookie; never stored in clear). */
 export async function createMemberSession(tx: Db | Tx, member_id: number, now: Date): Promise<string> {
+  return (await openMemberSession(tx, member_id, now)).token;
+}
+
+/** Like `createMemberSession`, with the new session's id. */
+export async function openMemberSession(
+  tx: Db | Tx,
+  member_id: number,
+  now: Date,
+): Promise<{ token: string; id: number }> {
   const token = newToken();
-  await tx.insert(member_sessions).values({
-    member_id,
-    token_hash: hashToken(token),
-    expires_at: new Date(now.getTime() + MEMBER_SESSION_DAYS * DAY_MS),
-    created_at: now,
-  });
-  return token;
+  const [row] = await tx
+    .insert(member_sessions)
+    .values({
+      member_id,
+      token_hash: hashToken(token),
+      expires_at: new Date(now.getTime() + MEMBER_SESSION_DAYS * DAY_MS),
+      created_at: now,
+    })
+    .returning({ id: member_sessions.id });
+  return { token, id: row!.id };
+}
+
+/** True while the session exists, has not expired and was not revoked (signed out). */
+export async function memberSessionLive(db: Db | Tx, id: number, now: Date): Promise<boolean> {
+  const [row] = await db
+    .select({ id: member_sessions.id })
+    .from(member_sessions)
+    .where(and(eq(member_sessions.id, id), gt(member_sessions.expires_at, now), isNull(member_sessions.revoked_at)));
+  return row !== undefined;
 }
 
 /** The member behind a token, or null when unknown, expired or revoked. */

@@ -2,15 +2,17 @@
  * Member sign-in with WeChat web OAuth (DESIGN.md 8, reference 1.7): `GET /backend/wechat/authorize` binds a random
  * single-use `state` (10 min) to a same-origin return path and redirects to WeChat (or the sandbox);
  * `GET /backend/wechat/callback` claims the state, exchanges the code, creates the member on first sign-in, opens a
- * 30-day session behind the HttpOnly `sid` cookie and returns to the path. Phones sometimes call the callback twice:
- * the second call with the same code and state re-issues the same session without a second exchange.
+ * 30-day session behind the HttpOnly `sid` cookie and returns to the path. The state is bound to the starting
+ * browser by the `wx_oauth` cookie, so a callback link replayed anywhere else opens nothing. Phones sometimes call
+ * the callback twice: a second call with the same code and state, from the same browser and while the first
+ * session is still signed in, signs the same member in without a second exchange (docs/security.md).
  * `POST /backend/user/logout` ends the session. Mounted at `/backend`.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
-import { getCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import type { AppDeps, AppEnv } from '../context';
 import { members, oauth_states } from '../db/schema';
@@ -21,12 +23,17 @@ import {
   MEMBER_COOKIE,
   clearMemberCookie,
   createMemberSession,
+  hashToken,
+  memberSessionLive,
+  openMemberSession,
   revokeMemberSession,
   setMemberCookie,
 } from './member-sessions';
 import { isSafeReturnPath } from './return-path';
 
 export const STATE_TTL_MS = 10 * 60_000;
+/** The cookie binding a sign-in's state to the browser that started it (HttpOnly, path /backend/wechat). */
+export const BROWSER_COOKIE = 'wx_oauth';
 /** How long a duplicate callback waits for the first one to finish its code exchange. */
 const DUPLICATE_WAIT_MS = 8000;
 
@@ -102,16 +109,24 @@ export function memberRoutes(): Hono<AppEnv> {
     }
     const wechat = wechatOf(deps);
     const state = randomBytes(16).toString('hex');
+    const browser = randomBytes(16).toString('hex');
     const now = deps.now();
-    // Housekeeping: spent and expired states (and the session tokens kept for duplicate callbacks) go after a day.
-    await deps.db
-      .delete(oauth_states)
-      .where(lt(oauth_states.expires_at, new Date(now.getTime() - 24 * 3600_000)));
+    // Housekeeping: a state is of no use once expired (a duplicate callback is honoured only while it lives), so
+    // abandoned and spent states go at once; with the per-address limit the table stays small under a flood.
+    await deps.db.delete(oauth_states).where(lt(oauth_states.expires_at, now));
     await deps.db.insert(oauth_states).values({
       state,
       return_path: q.redirect,
       expires_at: new Date(now.getTime() + STATE_TTL_MS),
       created_at: now,
+      browser_hash: hashToken(browser),
+    });
+    setCookie(c, BROWSER_COOKIE, browser, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/backend/wechat',
+      secure: deps.env.PUBLIC_URL.startsWith('https://'),
+      maxAge: STATE_TTL_MS / 1000,
     });
     const url = wechat.oauth.authorizeUrl({
       redirectUri: `${deps.env.PUBLIC_URL}/backend/wechat/callback`,
@@ -136,6 +151,11 @@ export function memberRoutes(): Hono<AppEnv> {
     const [row] = await db.select().from(oauth_states).where(eq(oauth_states.state, state));
     if (!row) return errorPage(c, 400, 'STATE_INVALID', '登录请求无效或已过期，请重新登录');
     if (!code) return errorPage(c, 400, 'AUTH_DENIED', '未获得微信授权，请重新登录', row.return_path);
+    // The state belongs to the browser that started the sign-in: a copied callback link opens nothing elsewhere.
+    const browser = getCookie(c, BROWSER_COOKIE);
+    if (!browser || !row.browser_hash || hashToken(browser) !== row.browser_hash) {
+      return errorPage(c, 400, 'STATE_BROWSER', '请在发起登录的同一浏览器中完成微信登录', row.return_path);
+    }
 
     // Claim the state: only one caller exchanges the code. No transaction is held across the exchange (the
     // sandbox answers from this same database, and a slow WeChat must not hold a row lock).
@@ -158,6 +178,9 @@ export function memberRoutes(): Hono<AppEnv> {
       // Duplicates are honoured only while the state lives, so an old callback URL is not a session forever.
       if (current.expires_at <= now)
         return errorPage(c, 400, 'STATE_EXPIRED', '登录请求已过期，请重新登录', row.return_path);
+      // ... and only while the first callback's session is signed in: after a sign-out the link opens nothing.
+      if (current.session_id !== null && !(await memberSessionLive(db, current.session_id, now)))
+        return errorPage(c, 400, 'STATE_USED', '登录请求已使用，请重新登录', row.return_path);
       // The same code and state again (phones call twice): sign the same member in once more. Only token hashes
       // are ever stored, so the duplicate gets a session of its own rather than a copy of the first one's token.
       const deadline = Date.now() + DUPLICATE_WAIT_MS;
@@ -167,6 +190,8 @@ export function memberRoutes(): Hono<AppEnv> {
           return errorPage(c, 400, 'STATE_USED', '登录请求已使用，请重新登录', row.return_path);
         }
         if (again.member_id !== null) {
+          if (again.session_id !== null && !(await memberSessionLive(db, again.session_id, deps.now())))
+            return errorPage(c, 400, 'STATE_USED', '登录请求已使用，请重新登录', row.return_path);
           const token = await createMemberSession(db, again.member_id, deps.now());
           setMemberCookie(c, token, deps.env.PUBLIC_URL);
           c.header('Cache-Control', 'no-store');
@@ -238,9 +263,12 @@ export function memberRoutes(): Hono<AppEnv> {
           },
         })
         .returning({ id: members.id });
-      const t = await createMemberSession(tx, m!.id, now);
-      await tx.update(oauth_states).set({ member_id: m!.id }).where(eq(oauth_states.state, state));
-      return t;
+      const session = await openMemberSession(tx, m!.id, now);
+      await tx
+        .update(oauth_states)
+        .set({ member_id: m!.id, session_id: session.id })
+        .where(eq(oauth_states.state, state));
+      return session.token;
     });
     setMemberCookie(c, token, deps.env.PUBLIC_URL);
     c.header('Cache-Control', 'no-store');
@@ -252,6 +280,7 @@ export function memberRoutes(): Hono<AppEnv> {
     const token = getCookie(c, MEMBER_COOKIE);
     if (token) await revokeMemberSession(deps.db, token, deps.now());
     clearMemberCookie(c, deps.env.PUBLIC_URL);
+    deleteCookie(c, BROWSER_COOKIE, { path: '/backend/wechat' });
     return c.json({ ok: true });
   });
 

@@ -4,7 +4,7 @@
  * caller's DB transaction and writes balances only through the ledger service.
  */
 import { randomInt } from 'node:crypto';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type {
   JsapiParams,
@@ -914,6 +914,32 @@ function isDeadPayment(t: Transaction | null, order: Order, now: Date): boolean 
   return t.trade_state === 'NOTPAY' && expired;
 }
 
+/** Least time between two outbound WeChat order queries for one order, whoever asks and on whichever instance. */
+export const ORDER_QUERY_INTERVAL_MS = 3000;
+
+/**
+ * Claims the right to ask WeChat about a pending order now: one row update that only one caller wins per interval,
+ * so 200 parallel polls (or several instances) make one outbound query, not 200.
+ */
+async function claimOrderQuery(deps: PaymentDeps, orderId: number): Promise<boolean> {
+  const now = deps.now();
+  const [won] = await deps.db
+    .update(orders)
+    .set({ wechat_queried_at: now })
+    .where(
+      and(
+        eq(orders.id, orderId),
+        eq(orders.status, 'pending'),
+        or(
+          isNull(orders.wechat_queried_at),
+          lt(orders.wechat_queried_at, new Date(now.getTime() - ORDER_QUERY_INTERVAL_MS)),
+        ),
+      ),
+    )
+    .returning({ id: orders.id });
+  return won !== undefined;
+}
+
 /**
  * GET /backend/api/query: the order's status for the pay page's polling. A pending WeChat order is checked with
  * WeChat's order query, and a SUCCESS is booked exactly as a notification would be (so a late notification does
@@ -923,7 +949,13 @@ export async function queryOrder(deps: PaymentDeps, orderNo: string): Promise<Or
   const [order] = await deps.db.select().from(orders).where(eq(orders.order_no, orderNo));
   if (!order) throw new HttpError(404, 'ORDER_NOT_FOUND', '订单不存在');
   let current: Order = order;
-  if (order.status === 'pending' && order.method === 'wechat' && order.wechat_prepay_id && deps.wechat) {
+  if (
+    order.status === 'pending' &&
+    order.method === 'wechat' &&
+    order.wechat_prepay_id &&
+    deps.wechat &&
+    (await claimOrderQuery(deps, order.id))
+  ) {
     try {
       const t = await deps.wechat.pay.queryByOutTradeNo(order.order_no);
       if (t && t.trade_state === 'SUCCESS') {

@@ -118,7 +118,9 @@ export async function startApp(env: Record<string, string | number | boolean> = 
     } as Parameters<typeof startServer>[0],
     { quiet: true, deps: { clientDir } },
   );
-  const url = `http://127.0.0.1:${running.port}`;
+  // The address PUBLIC_URL names (localhost:<port>): WeChat sign-in binds its state to a cookie of the host that
+  // started it and returns to PUBLIC_URL, so pages and sign-in must share one host, as they do in production.
+  const url = `http://localhost:${running.port}`;
   return {
     url,
     port: running.port,

@@ -6,7 +6,13 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { member_sessions, members, oauth_states } from '../../server/db/schema';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from './member-helpers';
+import {
+  browserOf,
+  createMemberTestApp,
+  signInMember,
+  withCookie,
+  type MemberTestApp,
+} from './member-helpers';
 
 let t: MemberTestApp;
 beforeAll(async () => {
@@ -31,7 +37,11 @@ async function approve(openid: string, redirect = '/user/pay?device_id=1&venue_i
   expect(start.status).toBe(302);
   const approved = await t.request(local(start.headers.get('location')!));
   expect(approved.status).toBe(302);
-  return { authorizeUrl: start.headers.get('location')!, callback: local(approved.headers.get('location')!) };
+  return {
+    authorizeUrl: start.headers.get('location')!,
+    callback: local(approved.headers.get('location')!),
+    browser: browserOf(start),
+  };
 }
 
 describe('authorize', () => {
@@ -76,8 +86,8 @@ describe('authorize', () => {
 
 describe('callback', () => {
   it('creates the member on first sign-in, sets an HttpOnly SameSite=Lax cookie and returns to the path', async () => {
-    const { callback } = await approve('member-auth-a');
-    const res = await t.request(callback);
+    const { callback, browser } = await approve('member-auth-a');
+    const res = await t.request(callback, browser);
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/user/pay?device_id=1&venue_id=1');
     const cookie = res.headers.get('set-cookie')!;
@@ -101,10 +111,10 @@ describe('callback', () => {
   });
 
   it('is idempotent: the same code and state twice sign the same member in and redirect the same way', async () => {
-    const { callback } = await approve('member-auth-b');
+    const { callback, browser } = await approve('member-auth-b');
     const sessionsBefore = await countOf(member_sessions);
-    const [a, b] = await Promise.all([t.request(callback), t.request(callback)]);
-    const c = await t.request(callback);
+    const [a, b] = await Promise.all([t.request(callback, browser), t.request(callback, browser)]);
+    const c = await t.request(callback, browser);
     for (const r of [a, b, c]) {
       expect(r.status).toBe(302);
       expect(r.headers.get('location')).toBe('/user/pay?device_id=1&venue_id=1');
@@ -126,13 +136,13 @@ describe('callback', () => {
   });
 
   it('the state is single use: another code with a used state is refused', async () => {
-    const { authorizeUrl, callback } = await approve('member-auth-c');
-    expect((await t.request(callback)).status).toBe(302);
+    const { authorizeUrl, callback, browser } = await approve('member-auth-c');
+    expect((await t.request(callback, browser)).status).toBe(302);
     // WeChat issues a new code for the same authorize URL (user opened it again): the state is spent.
     const again = await t.request(local(authorizeUrl));
     const second = local(again.headers.get('location')!);
     expect(second).not.toBe(callback);
-    const res = await t.request(second);
+    const res = await t.request(second, browser);
     expect(res.status).toBe(400);
     const html = await res.text();
     expect(html).toContain('登录请求已使用');
@@ -140,10 +150,10 @@ describe('callback', () => {
   });
 
   it('an expired or unknown state is refused with a clear page and a way to sign in again', async () => {
-    const { callback } = await approve('member-auth-d');
+    const { callback, browser } = await approve('member-auth-d');
     t.advance(10 * 60_000 + 1000);
     try {
-      const res = await t.request(callback);
+      const res = await t.request(callback, browser);
       expect(res.status).toBe(400);
       const html = await res.text();
       expect(html).toContain('已过期');
@@ -165,7 +175,10 @@ describe('callback', () => {
     const state = /state=([0-9a-f]{32})/.exec(start.headers.get('location')!)![1]!;
     const membersBefore = await countOf(members);
     const sessionsBefore = await countOf(member_sessions);
-    const res = await t.request(`/backend/wechat/callback?code=not-a-real-code&state=${state}`);
+    const res = await t.request(
+      `/backend/wechat/callback?code=not-a-real-code&state=${state}`,
+      browserOf(start),
+    );
     expect(res.status).toBe(400);
     const html = await res.text();
     expect(html).toContain('40029');
@@ -176,14 +189,17 @@ describe('callback', () => {
   });
 
   it('a code already spent at WeChat (40163) under a fresh state: a clear error page, no new session', async () => {
-    const { callback } = await approve('member-auth-40163');
-    expect((await t.request(callback)).status).toBe(302);
+    const { callback, browser } = await approve('member-auth-40163');
+    expect((await t.request(callback, browser)).status).toBe(302);
     const code = new URL(callback, 'http://x').searchParams.get('code')!;
     // A new sign-in attempt (fresh state) replays the spent code, as a stale page or a forwarded link would.
     const start = await t.request('/backend/wechat/authorize?redirect=%2Fuser%2Fprofile');
     const state = /state=([0-9a-f]{32})/.exec(start.headers.get('location')!)![1]!;
     const sessionsBefore = await countOf(member_sessions);
-    const res = await t.request(`/backend/wechat/callback?code=${encodeURIComponent(code)}&state=${state}`);
+    const res = await t.request(
+      `/backend/wechat/callback?code=${encodeURIComponent(code)}&state=${state}`,
+      browserOf(start),
+    );
     expect(res.status).toBe(400);
     const html = await res.text();
     expect(html).toContain('授权码已被使用');
@@ -243,7 +259,7 @@ describe('https', () => {
     try {
       const start = await s.request('/backend/wechat/authorize?redirect=%2F&sandbox_openid=secure-1');
       const approved = await s.request(local(start.headers.get('location')!));
-      const res = await s.request(local(approved.headers.get('location')!));
+      const res = await s.request(local(approved.headers.get('location')!), browserOf(start));
       expect(res.status).toBe(302);
       expect(res.headers.get('set-cookie')).toMatch(/Secure/);
     } finally {

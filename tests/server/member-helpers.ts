@@ -43,7 +43,7 @@ export async function signInMember(
   const approved = await app.request(local(toWechat));
   if (approved.status !== 302)
     throw new Error(`sandbox authorize: ${approved.status} ${await approved.text()}`);
-  const callback = await app.request(local(approved.headers.get('location')!));
+  const callback = await app.request(local(approved.headers.get('location')!), browserOf(start));
   if (callback.status !== 302) throw new Error(`callback: ${callback.status} ${await callback.text()}`);
   const sid = /(?:^|,\s*)sid=([^;]+)/.exec(callback.headers.get('set-cookie') ?? '');
   if (!sid) throw new Error('callback set no sid cookie');
@@ -111,6 +111,16 @@ export async function createMemberTestApp(
       await database.close();
     },
   };
+}
+
+/**
+ * The starting browser's `wx_oauth` cookie from an authorize answer, as a request init: the callback must carry it
+ * (the state is bound to the browser that started the sign-in).
+ */
+export function browserOf(authorize: Response): RequestInit {
+  const m = /(?:^|,\s*)wx_oauth=([^;]+)/.exec(authorize.headers.get('set-cookie') ?? '');
+  if (!m) throw new Error('authorize set no wx_oauth cookie');
+  return { headers: { cookie: `wx_oauth=${m[1]}` } };
 }
 
 export const withCookie = (cookie: string, init: RequestInit = {}): RequestInit => ({

@@ -1,0 +1,1 @@
+ALTER TABLE "orders" ADD COLUMN "wechat_queried_at" timestamp with time zone;
