@@ -45,7 +45,13 @@ export async function memberSessionLive(db: Db | Tx, id: number, now: Date): Pro
   const [row] = await db
     .select({ id: member_sessions.id })
     .from(member_sessions)
-    .where(and(eq(member_sessions.id, id), gt(member_sessions.expires_at, now), isNull(member_sessions.revoked_at)));
+    .where(
+      and(
+        eq(member_sessions.id, id),
+        gt(member_sessions.expires_at, now),
+        isNull(member_sessions.revoked_at),
+      ),
+    );
   return row !== undefined;
 }
 
