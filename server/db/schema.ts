@@ -396,7 +396,7 @@ export const orders = pgTable(
     failure_reason: text(),
     wechat_prepay_id: text(),
     wechat_transaction_id: text(),
-    /** When this server last asked WeChat Pay about the order (one outbound query per order at a time). */
+    /** No outbound WeChat Pay order query for this order before this time (one in flight, then an interval). */
     wechat_queried_at: ts(),
     paid_at: ts(),
     created_at: createdAt(),

@@ -4,7 +4,7 @@
  * caller's DB transaction and writes balances only through the ledger service.
  */
 import { randomInt } from 'node:crypto';
-import { and, asc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type {
   JsapiParams,
@@ -914,30 +914,37 @@ function isDeadPayment(t: Transaction | null, order: Order, now: Date): boolean 
   return t.trade_state === 'NOTPAY' && expired;
 }
 
-/** Least time between two outbound WeChat order queries for one order, whoever asks and on whichever instance. */
+/** Least time between the end of one outbound WeChat order query for an order and the start of the next. */
 export const ORDER_QUERY_INTERVAL_MS = 3000;
+/** How long a claimed query may run (the WeChat Pay client's timeout): no second one starts meanwhile. */
+const ORDER_QUERY_LEASE_MS = 10_000;
 
 /**
- * Claims the right to ask WeChat about a pending order now: one row update that only one caller wins per interval,
- * so 200 parallel polls (or several instances) make one outbound query, not 200.
+ * Claims the right to ask WeChat about a pending order now: one row update that only one caller wins, whoever asks
+ * and on whichever instance. `wechat_queried_at` holds "not before": the claim pushes it past the query's timeout
+ * (so one query at most is in flight), and `releaseOrderQuery` sets it to the interval after the answer.
  */
 async function claimOrderQuery(deps: PaymentDeps, orderId: number): Promise<boolean> {
   const now = deps.now();
   const [won] = await deps.db
     .update(orders)
-    .set({ wechat_queried_at: now })
+    .set({ wechat_queried_at: new Date(now.getTime() + ORDER_QUERY_LEASE_MS) })
     .where(
       and(
         eq(orders.id, orderId),
         eq(orders.status, 'pending'),
-        or(
-          isNull(orders.wechat_queried_at),
-          lt(orders.wechat_queried_at, new Date(now.getTime() - ORDER_QUERY_INTERVAL_MS)),
-        ),
+        or(isNull(orders.wechat_queried_at), lte(orders.wechat_queried_at, now)),
       ),
     )
     .returning({ id: orders.id });
   return won !== undefined;
+}
+
+async function releaseOrderQuery(deps: PaymentDeps, orderId: number): Promise<void> {
+  await deps.db
+    .update(orders)
+    .set({ wechat_queried_at: new Date(deps.now().getTime() + ORDER_QUERY_INTERVAL_MS) })
+    .where(eq(orders.id, orderId));
 }
 
 /**
@@ -979,6 +986,8 @@ export async function queryOrder(deps: PaymentDeps, orderNo: string): Promise<Or
     } catch (err) {
       // WeChat unreachable or the answer does not match: the status stays as it is; the notification may still come.
       console.error(`order query for ${order.order_no} failed:`, err);
+    } finally {
+      await releaseOrderQuery(deps, order.id);
     }
   }
   return {
