@@ -8,9 +8,15 @@ export interface DashboardSummary {
   /** Local day (TZ) of the server. */
   today: {
     date: string;
-    /** Paid orders (recharges and consumption, any method) created today. */
+    /** Consumption orders (device uses, any method) paid today. */
     orders: number;
-    /** Their amount minus what was refunded, in fen. */
+    /** Revenue: their amount minus what was refunded, in fen. */
+    revenue_fen: number;
+    /** The same as `revenue_fen` (the field's first name, kept for outside clients). */
     amount_fen: number;
+    /** Recharges paid today. */
+    recharges: number;
+    /** Money in: what those recharges paid (bonus excluded) minus refunds, in fen. Never added to revenue. */
+    recharge_fen: number;
   };
 }

@@ -47,10 +47,22 @@ function Summary() {
   ];
   return (
     <section className="mx-4 mt-4 rounded-box bg-primary p-4 text-primary-content" aria-label="经营概览">
-      <p className="text-xs opacity-80">今日收入（{s.today.date}）</p>
-      <p className="mt-1 text-3xl font-bold" data-testid="today-amount">
-        <Money fen={s.today.amount_fen} />
-      </p>
+      <p className="text-xs opacity-80">今日（{s.today.date}）</p>
+      {/* Two different sums of money: a recharge later spent on a device would otherwise count twice. */}
+      <div className="mt-1 grid grid-cols-2 gap-2">
+        <div>
+          <p className="text-xs opacity-80">营业收入</p>
+          <p className="text-2xl font-bold" data-testid="today-amount">
+            <Money fen={s.today.revenue_fen} />
+          </p>
+        </div>
+        <div>
+          <p className="text-xs opacity-80">充值入账（{s.today.recharges} 笔）</p>
+          <p className="text-2xl font-bold" data-testid="today-recharge">
+            <Money fen={s.today.recharge_fen} />
+          </p>
+        </div>
+      </div>
       <dl className="mt-4 grid grid-cols-4 gap-2 text-center">
         {stats.map(([label, value]) => (
           <div key={label}>
