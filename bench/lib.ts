@@ -1,5 +1,7 @@
 /** Helpers shared by bench sections: a bounded closed-loop load generator and percentiles. Loopback only. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 
 /** A free loopback TCP port. */
 export async function freePort(): Promise<number> {
@@ -115,4 +117,50 @@ export async function withScratchDatabase<T>(adminUrl: string, fn: (url: string)
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
+}
+
+export interface ServerProcess {
+  port: number;
+  child: ChildProcess;
+  /** SIGTERM, then wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `server/main.ts` (what `npm start` runs) as a child process on a free loopback port, with a fresh embedded DB in
+ * `<workDir>/<name>-db` and `env` on top; resolves once it is healthy.
+ */
+export async function startServerProcess(
+  ctx: { root: string; workDir: string },
+  name: string,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: ctx.root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: path.join(ctx.workDir, `${name}-db`),
+      DATABASE_URL: '',
+      LOG_REQUESTS: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Keep the pipe flowing (a full pipe would block the server); sections may listen with on('data').
+  child.stdout!.resume();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await waitHealthy(`http://127.0.0.1:${port}`, 300_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, child, stop };
 }

@@ -6,10 +6,8 @@
  * whether the server stayed healthy, and how many order queries went out to WeChat Pay (the sandbox's, counted
  * from the server's request log): at most one per order every 3 s (docs/security.md). Loopback only, bounded.
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
-import { freePort, percentile, round, waitHealthy } from '../lib';
+import { percentile, round, startServerProcess } from '../lib';
 import type { BenchContext, BenchRow } from '../types';
 
 const FLOOD_RPS = 400;
@@ -55,28 +53,14 @@ async function pendingWechatOrder(base: string): Promise<string> {
 }
 
 export default async function abuse(ctx: BenchContext): Promise<BenchRow[]> {
-  const port = await freePort();
+  const server = await startServerProcess(ctx, 'abuse', { SERVE_CLIENT: 'false', LOG_REQUESTS: 'true' });
+  const { port } = server;
   const base = `http://localhost:${port}`;
-  const server = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: ctx.root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: path.join(ctx.workDir, 'abuse-db'),
-      DATABASE_URL: '',
-      SERVE_CLIENT: 'false',
-      LOG_REQUESTS: 'true',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
   let outbound = 0;
-  server.stdout.on('data', (d: Buffer) => {
-    outbound +=
-      d.toString().match(/GET \/backend\/sandbox\/wechatpay\/v3\/pay\/transactions\/out-trade-no\//g)
-        ?.length ?? 0;
+  server.child.stdout!.on('data', (d: Buffer) => {
+    const query = /GET \/backend\/sandbox\/wechatpay\/v3\/pay\/transactions\/out-trade-no\//g;
+    outbound += d.toString().match(query)?.length ?? 0;
   });
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
   const flooder = new http.Agent({ keepAlive: true, maxSockets: 256, localAddress: '127.0.0.2' });
   const phones: http.Agent[] = [];
   const phone = (i: number) => {
@@ -88,7 +72,6 @@ export default async function abuse(ctx: BenchContext): Promise<BenchRow[]> {
     return phones[i];
   };
   try {
-    await waitHealthy(`http://127.0.0.1:${port}`, 120_000);
     const orderNo = await pendingWechatOrder(base);
     const targets = [
       '/backend/api/devices/1',
@@ -161,7 +144,6 @@ export default async function abuse(ctx: BenchContext): Promise<BenchRow[]> {
   } finally {
     flooder.destroy();
     phones.forEach((a) => a.destroy());
-    server.kill('SIGTERM');
-    await exited;
+    await server.stop();
   }
 }

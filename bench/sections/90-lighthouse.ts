@@ -5,13 +5,11 @@
  * into local storage and the HTTP cache is emptied, and Lighthouse is told not to clear storage. Median of 3 runs by
  * score; records score, FCP, LCP, TBT, CLS and the bytes transferred. BENCH_LIGHTHOUSE_RUNS changes the count.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../../tests/e2e/harness';
-import { freePort, round, waitHealthy } from '../lib';
+import { round, startServerProcess } from '../lib';
 import type { BenchContext, BenchRow } from '../types';
 
 const CHROME_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -76,28 +74,14 @@ async function audit(url: string, port: number, keepStorage: boolean, tries = 3)
 
 export default async function lighthouseSection(ctx: BenchContext): Promise<BenchRow[]> {
   const runs = Number(process.env.BENCH_LIGHTHOUSE_RUNS ?? 3);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: ctx.root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: path.join(ctx.workDir, 'lighthouse-db'),
-      DATABASE_URL: '',
-      LOG_REQUESTS: 'false',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const server = await startServerProcess(ctx, 'lighthouse');
+  const base = `http://127.0.0.1:${server.port}`;
   const chrome = await chromeLauncher.launch({
     chromePath: CHROME_PATH,
     chromeFlags: CHROMIUM_ARGS,
   });
   const rows: BenchRow[] = [];
   try {
-    await waitHealthy(base, 300_000);
     for (const page of ['/user/pay?device_id=1&venue_id=1', '/admin-login', '/dashboard']) {
       const signedIn = page === '/dashboard';
       const results: Run[] = [];
@@ -121,8 +105,7 @@ export default async function lighthouseSection(ctx: BenchContext): Promise<Benc
     }
   } finally {
     chrome.kill();
-    server.kill('SIGTERM');
-    await exited;
+    await server.stop();
   }
   return rows;
 }
