@@ -2,7 +2,7 @@
  * `npm run size`: builds the client (into a private directory, or reads `--dist <dir>`), then reads Vite's
  * manifest and prints the gzip bytes of the JS and CSS a browser needs before `/user/pay` and `/admin-login` are
  * interactive: the entry with its static imports, the route's screen chunk with its static imports, and their
- * CSS, and the brotli bytes the server really sends for them (its precompressed twins). Fails (exit 1) when `/user/pay` is above 110 KB JS / 12 KB CSS (DESIGN.md section 11), or when a
+ * CSS, and the brotli bytes the server really sends for them (its precompressed twins). Fails (exit 1) when `/user/pay` is above 110 KB JS / 12 KB CSS (docs/decisions.md D9), or when a
  * production bundle contains the Stately inspector.
  */
 import { spawnSync } from 'node:child_process';

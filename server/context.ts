@@ -26,7 +26,7 @@ export interface AppDeps {
   onStart?: StartHook[];
   /** Where the built client is (default `dist/`); tests point it at a temp dir. */
   clientDir?: string;
-  // ---- other engineers: add optional fields below (wechat?, devices?, ...) ----
+  // Optional parts (each built by its start hook; tests that do not need one leave it out):
   /** WeChat sign-in + Pay clients (live or sandbox), built by the wechat start hook (server/wechat/config.ts). */
   wechat?: Wechat;
 }

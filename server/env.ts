@@ -50,8 +50,7 @@ export const EnvSchema = z.object({
   TRUST_PROXY: bool(false),
   /** Quiet the per-request log line (tests). */
   LOG_REQUESTS: bool(true),
-  // ---- other engineers: add variables below (optional, with defaults) ----
-  // ---- WeChat (engineer "wechat", docs/wechat.md): every credential set = live WeChat; none = the built-in sandbox.
+  // ---- WeChat (docs/wechat.md): every credential set = live WeChat; none = the built-in sandbox.
   WECHAT_APPID: z.preprocess(emptyToUndefined, z.string().optional()),
   WECHAT_SECRET: z.preprocess(emptyToUndefined, z.string().optional()),
   WECHAT_MCHID: z.preprocess(emptyToUndefined, z.string().optional()),

@@ -1,5 +1,5 @@
 /**
- * Base data and demo data (DESIGN.md 2).
+ * Base data and demo data (docs/decisions.md D10).
  * - `ensureBaseData` runs on every start: the default permission matrix and the system wallets (platform fee,
  *   external WeChat clearing / cash drawer / payouts). Idempotent; it never overwrites an edited matrix.
  * - `seedDemo` fills an EMPTY database (no accounts) with the demo merchant; it is skipped when SEED=none.

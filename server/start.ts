@@ -18,11 +18,7 @@ import { wechatStartHook } from './wechat/wechat.start-hook';
  * here. Each hook runs after the DB is ready and before the app is built, so it may also set optional fields on
  * `deps` (e.g. `deps.devices = ...`) that the routers read; it returns its stop function.
  */
-const START_HOOKS: StartHook[] = [
-  // ---- other engineers: add hooks below ----
-  devicesStartHook,
-  wechatStartHook,
-];
+const START_HOOKS: StartHook[] = [devicesStartHook, wechatStartHook];
 
 export interface StartOptions {
   /** Extra fields or replacements for AppDeps (tests: a fixed clock, a fake-free but configured gateway, ...). */

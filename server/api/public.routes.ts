@@ -1,5 +1,5 @@
 /**
- * Public device pages, no sign-in (DESIGN.md 7, shapes fixed for outside clients): the device behind a QR code,
+ * Public device pages, no sign-in (docs/decisions.md D6, shapes fixed for outside clients): the device behind a QR code,
  * its venue, and the venue's active service prices. Mounted at `/backend/api`.
  */
 import { and, asc, eq } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Staff sign-in, current account and sign-out (DESIGN.md 7). Unknown usernames and wrong passwords answer the same
+ * Staff sign-in, current account and sign-out (docs/decisions.md D6). Unknown usernames and wrong passwords answer the same
  * 401 INVALID_CREDENTIALS in the same time; repeated failures are slowed, then refused with 429 (see login-limiter).
  */
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,5 @@
 /**
- * The level x feature matrix stored in `permissions` (DESIGN.md 5). Reading needs the admin.permissions feature;
+ * The level x feature matrix stored in `permissions` (docs/decisions.md D4). Reading needs the admin.permissions feature;
  * changing it is level 1 only, and level 1 always keeps every feature.
  */
 import { Hono } from 'hono';

@@ -111,7 +111,7 @@ export function merchantWhere(staff: StaffAuth, column: Column): SQL | undefined
   return scope === null ? undefined : eq(column, scope);
 }
 
-/** Throws 404 when a row's merchant is not the staff's own (another merchant's id answers 404, DESIGN.md 5). */
+/** Throws 404 when a row's merchant is not the staff's own (another merchant's id answers 404, docs/decisions.md D4). */
 export function assertOwnMerchant(
   staff: StaffAuth,
   merchantId: number | null | undefined,

@@ -11,7 +11,7 @@ import { forbidden } from '../lib/errors';
 import type { AppEnv } from '../context';
 import { devices, orders, venues } from '../db/schema';
 
-/** A device is online while its last heartbeat is under 90 s old (DESIGN.md 9). */
+/** A device is online while its last heartbeat is under 90 s old (docs/decisions.md D8). */
 export const ONLINE_WINDOW_MS = 90_000;
 
 export function dashboardRoutes() {
@@ -20,7 +20,7 @@ export function dashboardRoutes() {
     const { db, env, now } = c.var.deps;
     const staff = staffOf(c);
     // The merchant's figures are for those who run it: a level whose only feature is the wallet (partners, by
-    // default) sees its own share income in the wallet, not the merchant's revenue (DESIGN.md 5).
+    // default) sees its own share income in the wallet, not the merchant's revenue (docs/decisions.md D4).
     if (![...staff.features].some((f) => f !== 'wallet')) throw forbidden('无权查看商户概览');
     const at = now();
     const tz = env.TZ;

@@ -1,5 +1,5 @@
 /**
- * The whole data model (DESIGN.md section 6). Money is integer fen; every balance column is changed only by the
+ * The whole data model (docs/decisions.md D5). Money is integer fen; every balance column is changed only by the
  * ledger service, in the same transaction as the ledger entries that explain it. Property names are snake_case so
  * rows map to the API's snake_case JSON without renaming.
  */
@@ -432,7 +432,7 @@ export const device_sessions = pgTable(
     ended_at: ts(),
     refund_fen: integer().notNull().default(0),
     created_at: createdAt(),
-    // ---- devices engineer: gateway bookkeeping
+    // ---- gateway bookkeeping
     /** When the start command went to the gateway; null = not sent yet (the scheduler sends it after a crash). */
     command_sent_at: ts(),
     /** Why the session failed (no acknowledgement, refused), for support and the refund memo. */
@@ -513,7 +513,7 @@ export const pay_notifications = pgTable('pay_notifications', {
   received_at: createdAt(),
 });
 
-// ---------------------------------------------------------------- WeChat sandboxes (engineer "wechat"; sandbox mode only)
+// ---------------------------------------------------------------- WeChat sandboxes (sandbox mode only)
 // The sandboxes keep their state here, not in memory, so that several API instances (and a restart) see the same
 // codes, transactions and pending notifications. Production (live WeChat) never writes these tables.
 

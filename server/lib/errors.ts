@@ -1,5 +1,5 @@
 /**
- * The one error shape of the API (DESIGN.md 7): HTTP status + `{ code, message, details? }`, message in Chinese.
+ * The one error shape of the API (docs/decisions.md D6): HTTP status + `{ code, message, details? }`, message in Chinese.
  * Handlers throw HttpError; `errorHandler` renders it. Anything else is a bug: logged, answered 500 without details.
  */
 import type { Context } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * The list format of DESIGN.md 7: `?page=&page_size=` in, `{ items, total, page, page_size }` out. Bad paging
+ * The list format of docs/decisions.md D6: `?page=&page_size=` in, `{ items, total, page, page_size }` out. Bad paging
  * parameters are a 400 like any other bad input.
  */
 import type { Context } from 'hono';

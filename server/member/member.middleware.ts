@@ -1,7 +1,7 @@
 /**
  * `requireMember()`: the gate of every `/backend/user/...` route. Resolves the member from the HttpOnly `sid`
  * cookie only (never from headers the client could set) and puts the id on `c.var.member_id`; without a valid
- * session it answers 401 WECHAT_AUTH_REQUIRED, which the client turns into a WeChat sign-in (DESIGN.md 4).
+ * session it answers 401 WECHAT_AUTH_REQUIRED, which the client turns into a WeChat sign-in (docs/decisions.md D2).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';

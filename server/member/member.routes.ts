@@ -1,5 +1,5 @@
 /**
- * Member sign-in with WeChat web OAuth (DESIGN.md 8, reference 1.7): `GET /backend/wechat/authorize` binds a random
+ * Member sign-in with WeChat web OAuth (docs/decisions.md D7, D7): `GET /backend/wechat/authorize` binds a random
  * single-use `state` (10 min) to a same-origin return path and redirects to WeChat (or the sandbox);
  * `GET /backend/wechat/callback` claims the state, exchanges the code, creates the member on first sign-in, opens a
  * 30-day session behind the HttpOnly `sid` cookie and returns to the path. The state is bound to the starting

@@ -1,5 +1,5 @@
 /**
- * The return path after WeChat sign-in must stay on our origin (reference 1.7: an open redirect on the authorized
+ * The return path after WeChat sign-in must stay on our origin (docs/decisions.md D7: an open redirect on the authorized
  * domain can leak the OAuth code). Only a relative path is accepted: one leading `/`, not `//` or `/\` (browsers
  * read both as another host), no backslashes or control characters anywhere, and resolving it must not leave the
  * origin.

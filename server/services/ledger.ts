@@ -1,5 +1,5 @@
 /**
- * The double-entry ledger (DESIGN.md section 6, docs/money.md): the only code that writes a wallet balance. Every
+ * The double-entry ledger (docs/decisions.md D5, docs/money.md): the only code that writes a wallet balance. Every
  * movement is one `ledger_transactions` row whose entries sum to zero; each entry changes one bucket (principal,
  * bonus, frozen) of one wallet, and the wallet row is updated in the same DB transaction. The CHECK constraint on
  * `wallets` refuses a negative balance of any non-external wallet, so an overdraft aborts the whole movement.

@@ -244,7 +244,7 @@ export function allocateByPrefix(weights: number[], total: number, part: number)
 }
 
 /**
- * Refunds `amount_fen` of a paid consume order (devices engineer: failed start, no ack, stop early). Refuses more
+ * Refunds `amount_fen` of a paid consume order (a failed start, no acknowledgement, a stop before the end). Refuses more
  * than is left to refund. Reverses what the payment did, proportionally and cumulatively (so two partial refunds
  * that add up to the whole return exactly what was taken): a wallet pay gives back principal and bonus in the
  * proportions they were taken (bonus taken back from external promotion), a WeChat pay credits the member's wallet

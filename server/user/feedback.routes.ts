@@ -1,5 +1,5 @@
 /**
- * Member feedback (DESIGN.md 7): `POST /backend/user/feedback` files one (category, text, optional device) for the
+ * Member feedback (docs/decisions.md D6): `POST /backend/user/feedback` files one (category, text, optional device) for the
  * merchant of that device, or of the member's latest order when no device is named; `GET` lists the member's own
  * feedback, newest first, with the merchant's reply when there is one. Mounted at `/backend/user/feedback`.
  */

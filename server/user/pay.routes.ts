@@ -1,7 +1,7 @@
 /**
  * The end user's money: pay for a device, recharge, packages, wallets and the two histories
  * (`/backend/user/...`, member cookie only). The flows themselves live in services/orders.ts; this file validates,
- * scopes everything to the signed-in member and shapes the answers of DESIGN.md section 7.
+ * scopes everything to the signed-in member and shapes the answers of docs/decisions.md D6.
  */
 import { Hono, type Context } from 'hono';
 import { and, count, desc, eq, inArray, asc } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * The member's running sessions and the stop button (DESIGN.md 7): `GET /backend/user/using` lists the member's
+ * The member's running sessions and the stop button (docs/decisions.md D6): `GET /backend/user/using` lists the member's
  * starting and running sessions with the server's clock (so the countdown does not trust the phone's clock);
  * `POST /backend/user/using/:order_no/stop` ends the member's own running session early and refunds the unused
  * time pro rata to the wallet. Mounted at `/backend/user/using`, behind the member cookie.

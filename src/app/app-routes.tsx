@@ -9,7 +9,7 @@ import { lazyScreen } from './screen-registry';
 
 const MainLayout = lazy(() => import('./main-layout'));
 
-/** Where a path goes before any screen renders (spec sections 2, 5 and 6), or null to render it. */
+/** Where a path goes before any screen renders (docs/decisions.md D1), or null to render it. */
 export function redirectFor(pathname: string, search: string, hasToken: boolean): string | null {
   const next = routeRedirect(pathname, search);
   if (next !== null) return next;

@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
 
-/** Any unknown path (DESIGN.md 4): say so and offer the way home. */
+/** Any unknown path (docs/decisions.md D2): say so and offer the way home. */
 export function NotFound() {
   return (
     <main className="flex min-h-[70dvh] flex-col items-center justify-center gap-3 px-6 text-center">

@@ -1,5 +1,5 @@
 /**
- * The derived session values of spec section 4 as signals (STYLE.md point 8), fed from `actor.select(...)` once
+ * The derived session values of docs/decisions.md D1 as signals (docs/decisions.md D11), fed from `actor.select(...)` once
  * per session actor. Components read them after `useSignals()`.
  */
 import { signal } from '@preact/signals-react';

@@ -1,5 +1,5 @@
 /**
- * Request and response shapes shared by the client and the server (DESIGN.md section 7).
+ * Request and response shapes shared by the client and the server (docs/decisions.md D6).
  * Request schemas validate on the server and in the client forms; response types are what the screens read.
  * The end-user shapes are fixed for outside clients: fields may be added, never renamed.
  */

@@ -1,7 +1,7 @@
 import type { Feature } from './levels';
 
 /**
- * The one route table (DESIGN.md section 3): it drives the router, the guard, lazy loading,
+ * The one route table (docs/decisions.md D3): it drives the router, the guard, lazy loading,
  * tab-bar visibility and the dashboard's tiles. Screens are mapped by `id` in `src/screens/index.ts`.
  */
 export interface RouteDef {
@@ -294,7 +294,7 @@ export const ROUTES: readonly RouteDef[] = [
   },
 ];
 
-/** `/login` is an alias of `/admin-login` (DESIGN.md section 4). */
+/** `/login` is an alias of `/admin-login` (docs/decisions.md D2). */
 export const ROUTE_ALIASES: Readonly<Record<string, string>> = { '/login': '/admin-login' };
 
 export const GROUP_LABELS: Record<NonNullable<RouteDef['group']>, string> = {
@@ -366,7 +366,7 @@ export function matchRoute(
 }
 
 /**
- * The route table's own redirects, one hop at a time (spec sections 2 and 5, DESIGN.md 4): `/login` is
+ * The route table's own redirects, one hop at a time (docs/decisions.md D1, D2): `/login` is
  * `/admin-login` (query kept), `/` goes to `/dashboard`, `/user/pay` without `device_id` and `venue_id` goes to `/`.
  * Null when the path stays. The guard is not one of them: it depends on the stored token.
  */

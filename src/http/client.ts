@@ -1,5 +1,5 @@
 /**
- * The one HTTP client (spec sections 7 and 8, DESIGN.md section 4): base `/backend`, JSON, 10 000 ms timeout,
+ * The one HTTP client (docs/decisions.md D1, D2): base `/backend`, JSON, 10 000 ms timeout,
  * the bearer and user headers, and the error catalogue. Storage, navigation and the session hook are configured
  * once at the edge with `configureHttp(...)` so tests hand in real Storage objects and a real server's fetch.
  *
@@ -19,14 +19,14 @@ export const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
 };
 export const WECHAT_AUTH_REQUIRED = 'WECHAT_AUTH_REQUIRED';
 export const WECHAT_AUTH_MESSAGE = '需要微信授权';
-/** The generic messages of spec section 8 for failures that carry no server answer. */
+/** The generic messages of docs/decisions.md D1 for failures that carry no server answer. */
 export const GENERIC_MESSAGES = {
   network: 'Network Error',
   timeout: 'timeout exceeded',
   aborted: 'Request aborted',
 } as const;
 
-/** Pages from which a 401 does not navigate (spec section 8). */
+/** Pages from which a 401 does not navigate (docs/decisions.md D1). */
 const NO_REDIRECT_PATHS = ['/admin-login', '/wechat-login'];
 
 /** A rejected request: HTTP status (0 when no answer came), a code and a message (Chinese when our server sent one). */
@@ -120,7 +120,7 @@ export function httpConfig(): Readonly<HttpConfig> {
   return config;
 }
 
-/** True for the end-user API (`/backend/user/...`): no bearer, and a 401 means WeChat sign-in (DESIGN.md 4). */
+/** True for the end-user API (`/backend/user/...`): no bearer, and a 401 means WeChat sign-in (docs/decisions.md D2). */
 export function isEndUserPath(url: string): boolean {
   return url.includes('/user/');
 }

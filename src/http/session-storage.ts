@@ -1,5 +1,5 @@
 /**
- * Where the staff session lives in the browser (spec sections 3 and 4): the keys `token` and `user`, in local
+ * Where the staff session lives in the browser (docs/decisions.md D1): the keys `token` and `user`, in local
  * storage first and session storage second. The Storage objects are handed in by the edge (the browser's, or
  * happy-dom's in tests), so nothing here reaches for `window`.
  */
@@ -15,7 +15,7 @@ export interface SessionStores {
   session: Storage | null;
 }
 
-/** The fields of the stored user the client reads (spec section 3); the full shape is the server's. */
+/** The fields of the stored user the client reads (docs/decisions.md D1); the full shape is the server's. */
 export type StoredUser = Partial<StaffUser> & Record<string, unknown>;
 
 /** Result of reading the stored user: `unreadable` is true when a copy existed but was not valid JSON. */

@@ -1,4 +1,4 @@
-/** Typed staff endpoints used by the shell's screens (DESIGN.md section 7). */
+/** Typed staff endpoints used by the shell's screens (docs/decisions.md D6). */
 import type { LoginRequest, LoginResponse, MeResponse } from '../domain/api';
 import type { DashboardSummary } from '../domain/dashboard';
 import { http } from './client';

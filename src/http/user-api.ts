@@ -1,7 +1,7 @@
 /**
- * Typed end-user endpoints (DESIGN.md section 7) over the one HTTP client: the public device pages under
+ * Typed end-user endpoints (docs/decisions.md D6) over the one HTTP client: the public device pages under
  * `/api/` and the member's own data under `/user/` (cookie session; a 401 comes back as `WECHAT_AUTH_REQUIRED`).
- * `toOutcome` turns an expected failure into a value for the machines (STYLE.md point 5).
+ * `toOutcome` turns an expected failure into a value for the machines (docs/decisions.md D11).
  */
 import type {
   ConsumptionHistoryItem,

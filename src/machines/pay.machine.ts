@@ -1,5 +1,5 @@
 /**
- * The end-user pay journey on `/user/pay` (DESIGN.md section 8): load the device, venue, prices and the member's
+ * The end-user pay journey on `/user/pay` (docs/decisions.md D7): load the device, venue, prices and the member's
  * wallet; let the user choose; pay from the wallet or with WeChat Pay; wait until the server (never the browser)
  * confirms the payment and the device acknowledges; then hand over to `/user/using`. Every failure ends in
  * `failed` with a Chinese reason and a way forward. Implementations live in `pay.setup.ts`; the edge supplies the

@@ -1,5 +1,5 @@
 /**
- * Named, pure selectors over the pay machine's snapshot (STYLE.md point 7): screens read these, never
+ * Named, pure selectors over the pay machine's snapshot (docs/decisions.md D11): screens read these, never
  * `state.value` strings.
  */
 import type { SnapshotFrom } from 'xstate';

@@ -2,7 +2,7 @@
  * The implementations named by the pay machine (`pay.machine.ts`): actors, actions, guards, delays and the
  * order-polling states shared by its WeChat-payment and device-start steps.
  *
- * The end-user pay journey on `/user/pay` (DESIGN.md section 8): load the device, venue, prices and the member's
+ * The end-user pay journey on `/user/pay` (docs/decisions.md D7): load the device, venue, prices and the member's
  * wallet; let the user choose; pay from the wallet or with WeChat Pay; wait until the server (never the browser)
  * confirms the payment and the device acknowledges; then hand over to `/user/using`. Every failure ends in
  * `failed` with a Chinese reason and a way forward.

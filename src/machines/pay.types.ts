@@ -41,7 +41,7 @@ export interface PayPageData {
 /** An API error with its HTTP status; status 0 means no answer (network down, timeout, aborted). */
 export type RequestError = ApiError & { status: number };
 
-/** Expected failures come back as values (STYLE.md point 5); `onError` is kept for the unexpected. */
+/** Expected failures come back as values (docs/decisions.md D11); `onError` is kept for the unexpected. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RequestError };
 
 /** What the WeChat payment step reports: inside WeChat the bridge answers; the sandbox cashier leaves the page. */

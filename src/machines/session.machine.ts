@@ -2,7 +2,7 @@ import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import type { RestoredSession, SessionContext, SessionEvent, SessionUser } from './session.types';
 
 /**
- * Owns the staff session (spec section 4, DESIGN.md section 4): start-up restore, login, logout and the 401
+ * Owns the staff session (docs/decisions.md D1, D2): start-up restore, login, logout and the 401
  * logout. Storage and navigation are named effects (`restoreSession`, `persistSession`, `clearStoredSession`,
  * `redirectToLogin`) that the edge supplies with `sessionMachine.provide(...)`; the defaults do nothing, so the
  * machine itself touches neither the DOM nor storage.

@@ -12,7 +12,7 @@ export const selectRole = (s: SessionSnapshot): string | null => s.context.user?
 export const selectName = (s: SessionSnapshot): string => s.context.user?.name ?? '';
 /** Id of the user, or null ("none"). */
 export const selectUserId = (s: SessionSnapshot): number | null => s.context.user?.id ?? null;
-/** Level of the user, default 1 (spec section 9). */
+/** Level of the user, default 1 (docs/decisions.md D1). */
 export const selectLevel = (s: SessionSnapshot): number => s.context.user?.level ?? DEFAULT_LEVEL;
 export const selectMerchantId = (s: SessionSnapshot): number | null => s.context.user?.merchant_id ?? null;
 /** The role key of the level table, when the stored role is one of ours. */

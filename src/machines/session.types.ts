@@ -1,6 +1,6 @@
 /** Types of the session machine (kept apart so selectors and the edge import them without the machine). */
 
-/** The stored staff user as the client reads it (spec section 3: id, name, role, level, merchant_id). */
+/** The stored staff user as the client reads it (docs/decisions.md D1: id, name, role, level, merchant_id). */
 export interface SessionUser {
   id?: number | undefined;
   name?: string | undefined;

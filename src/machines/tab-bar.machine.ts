@@ -13,7 +13,7 @@ export function tabsForLevel(level: number | null): readonly Tab[] {
   return level === PARTNER_LEVEL ? [WALLET_TAB, ME_TAB] : [HOME_TAB, ME_TAB];
 }
 
-/** DESIGN.md 4: a tab path (of the three) that is not among this level's tabs. */
+/** docs/decisions.md D2: a tab path (of the three) that is not among this level's tabs. */
 export function isForeignTabPath(pathname: string, level: number | null): boolean {
   return ALL_TAB_PATHS.includes(pathname) && !tabsForLevel(level).some((t) => t.path === pathname);
 }

@@ -1,4 +1,4 @@
-/** Presentational daisyUI components: props in, callbacks out, no actors (STYLE.md point 10). */
+/** Presentational daisyUI components: props in, callbacks out, no actors (docs/decisions.md D11). */
 export { PageHeader, type PageHeaderProps } from './page-header';
 export {
   Loading,

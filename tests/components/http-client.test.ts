@@ -1,6 +1,6 @@
 // @vitest-environment node
 /**
- * The header and error rules of src/http (spec sections 7 and 8, DESIGN.md 4) against the real server app
+ * The header and error rules of src/http (docs/decisions.md D1, D2) against the real server app
  * (`app.request`, real DB, real tokens) with happy-dom's real Storage objects; timeouts and network failures
  * against a real listening server on 127.0.0.1.
  */
@@ -239,7 +239,7 @@ describe('generic failures (real listening server)', () => {
     server?.close();
   });
 
-  it('every request arrives at the server with Content-Type and Accept application/json (spec section 7)', async () => {
+  it('every request arrives at the server with Content-Type and Accept application/json (docs/decisions.md D1)', async () => {
     configure({ fetch: undefined, baseURL: base });
     type Echo = { method: string; contentType: string | null; accept: string | null; body: string };
     const got = [

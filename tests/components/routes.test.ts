@@ -1,5 +1,5 @@
 /**
- * The route table as the router uses it: the 33 paths of spec section 2, a screen module for each, and the
+ * The route table as the router uses it: the 33 paths of docs/decisions.md D1, a screen module for each, and the
  * redirect rules (alias, `/`, the pay query rule, the guard and its exemptions).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isGuardExempt, isTabBarHidden, payQueryIsValid } from '../../src/domain/routes';
 
-describe('guard exemptions (spec section 6)', () => {
+describe('guard exemptions (docs/decisions.md D1)', () => {
   it.each([
     '/admin-login',
     '/wechat-login',

@@ -20,7 +20,7 @@ export const SCREENSHOT_DIR = path.join(ROOT, 'docs/screenshots');
 export const PHONE = { width: 390, height: 844 } as const;
 export const DEMO_PASSWORD = 'demo1234';
 export type DemoAccount = 'admin' | 'merchant' | 'partner' | 'employee';
-/** Level of each demo account (DESIGN.md section 2). */
+/** Level of each demo account (docs/decisions.md D10). */
 export const DEMO_LEVELS: Record<DemoAccount, number> = { admin: 1, merchant: 2, partner: 3, employee: 4 };
 /** A WeChat in-app browser user agent (Android XWeb), for end-user journeys. */
 export const WECHAT_UA =

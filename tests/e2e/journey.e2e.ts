@@ -1,5 +1,5 @@
 /**
- * The end-user journey (issue 4, DESIGN.md section 8) in a real Chromium at 390x844 with a WeChat user agent (but
+ * The end-user journey (docs/decisions.md D7) in a real Chromium at 390x844 with a WeChat user agent (but
  * no WeixinJSBridge, so the sandbox cashier stands in for WeChat Pay), against the real server with its sandboxes
  * and device simulator: the pay link of demo device 1, WeChat sign-in through the sandbox consent page, a recharge
  * through the sandbox cashier, a wallet pay, the using page counting down, an early stop with its refund, and both

@@ -1,5 +1,5 @@
 /**
- * Machines stay free of React, the DOM and storage (STYLE.md points 1 and 5, after taucad's
+ * Machines stay free of React, the DOM and storage (docs/decisions.md D11, after taucad's
  * `machines.import-boundary.test.ts`): effects are provided at the edge, so a machine file that imports React or
  * reaches for `window`, `document`, `localStorage`, `sessionStorage` or `location` fails here.
  */

@@ -59,7 +59,7 @@ beforeEach(() => {
 });
 
 describe('session machine (model-based)', () => {
-  it('reaches the four states of DESIGN.md 4', () => {
+  it('reaches the four states of docs/decisions.md D2', () => {
     const values = new Set(Object.values(adj).map((n) => JSON.stringify((n.state as SessionSnapshot).value)));
     expect([...values].sort()).toEqual(['"anonymous"', '"authenticated"', '"loggedOut"', '"restoring"']);
   });

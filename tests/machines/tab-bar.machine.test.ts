@@ -1,7 +1,7 @@
 /**
  * The tab-bar machine, model-based: every (state, event) edge reachable with the fixtures is walked on a live
  * actor whose navigation is recorded; each step must land where the model says and navigate exactly as the spec
- * and DESIGN.md 4 say. A coverage assertion fails on any edge left unwalked.
+ * and docs/decisions.md D2 say. A coverage assertion fails on any edge left unwalked.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
@@ -80,7 +80,7 @@ describe('tab-bar machine (model-based)', () => {
   });
 
   it.each([
-    // [opened on, query, level, navigates to, then on]: spec section 4 "on load, a level 3 user goes to wallet".
+    // [opened on, query, level, navigates to, then on]: docs/decisions.md D1 "on load, a level 3 user goes to wallet".
     ['/', '', 3, ['/wallet'], '/wallet'],
     ['/', '', 2, [], '/dashboard'],
     ['/', '', null, [], '/dashboard'],

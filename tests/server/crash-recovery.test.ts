@@ -1,5 +1,5 @@
 /**
- * The server killed mid-load (DESIGN.md section 11): a real `server/main.ts` process on a real database (a PGlite
+ * The server killed mid-load (docs/decisions.md D9): a real `server/main.ts` process on a real database (a PGlite
  * DATA_DIR, or a fresh database on the PostgreSQL server named by TEST_DATABASE_URL), members signed in through the
  * sandbox OAuth flow and funded through the sandbox cashier, then a bounded burst of wallet pays (with
  * Idempotency-Key) and member stops on the demo devices 1..6, and SIGKILL in the middle of it. A second server

@@ -1,5 +1,5 @@
 /**
- * Fixtures for the devices engineer's service tests: the demo data, a member with money on their wallet (a real
+ * Fixtures for the device service tests: the demo data, a member with money on their wallet (a real
  * WeChat recharge booked by the money service) and a paid wallet order with its `starting` session, written the way
  * the pay route does it (one transaction: lock wallet, insert order, settle, beginSession).
  */

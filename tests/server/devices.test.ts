@@ -1,6 +1,6 @@
 /**
  * Device gateway, simulator and session lifecycle on a real database (PGlite, or PostgreSQL with
- * TEST_DATABASE_URL), with real money: wallet pays and refunds go through the money engineer's services, and the
+ * TEST_DATABASE_URL), with real money: wallet pays and refunds go through the money services, and the
  * shared ledger invariants are checked after every money-moving case.
  */
 import { eq } from 'drizzle-orm';

@@ -48,7 +48,7 @@ describe('feedback', () => {
     expect(b.body.content).toBe('希望增加夜间优惠套餐');
     expect(b.body.device_id).toBeNull();
 
-    // The merchant replies (the merchant's screen is another engineer's; the row is what it writes).
+    // The merchant replies (written to the row directly, as the merchant's reply does).
     await t.deps.db
       .update(feedback)
       .set({ reply: '已安排维修，感谢反馈', replied_at: new Date() })

@@ -1,5 +1,5 @@
 /**
- * THE shared ledger invariant check (docs/money.md). Every money test of every engineer calls
+ * THE shared ledger invariant check (docs/money.md). Every money test calls
  * `assertLedgerInvariants(db)` after it has done its work. It reads the database only, and throws one error that
  * lists every violation it found:
  *

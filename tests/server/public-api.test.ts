@@ -1,5 +1,5 @@
 /**
- * Public device endpoints over the real app: the fixed shapes of DESIGN.md 7, 404s and 400s, and the online flag
+ * Public device endpoints over the real app: the fixed shapes of docs/decisions.md D6, 404s and 400s, and the online flag
  * following the simulator's heartbeats (and its offline switch through the sandbox control endpoint).
  */
 import { eq } from 'drizzle-orm';

@@ -24,7 +24,7 @@ afterAll(async () => {
   await t.close();
 });
 
-describe('demo seed (DESIGN.md 2)', () => {
+describe('demo seed (docs/decisions.md D10)', () => {
   it('creates the four demo accounts with their levels, all signing in with demo1234', async () => {
     const rows = await t.deps.db.select().from(accounts).orderBy(asc(accounts.level));
     expect(rows.map((a) => [a.username, a.level, a.role])).toEqual([

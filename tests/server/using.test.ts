@@ -1,6 +1,6 @@
 /**
  * The using page's API over the real app: a member signs in through the sandbox, pays from the wallet (money
- * engineer's POST /backend/user/pay), the simulator acknowledges, GET /backend/user/using shows the countdown data,
+ * POST /backend/user/pay), the simulator acknowledges, GET /backend/user/using shows the countdown data,
  * and POST .../stop ends it early with the unused time refunded pro rata. Ledger invariants after each.
  */
 import { eq } from 'drizzle-orm';

@@ -1,6 +1,6 @@
 /**
  * Wiring of the devices service into the server: builds the default `deps.devices` (embedded simulator, the money
- * engineer's `refundOrder`, SKIP LOCKED on PostgreSQL) and starts it with the server. Tests that build AppDeps by
+ * `refundOrder`, SKIP LOCKED on PostgreSQL) and starts it with the server. Tests that build AppDeps by
  * hand call `createDevicesForDeps(deps)` themselves.
  */
 import type { AppDeps, StartHook } from '../../context';
@@ -12,7 +12,7 @@ import { createSimulatorGateway, type SimulatorOptions } from './simulator.gatew
 
 declare module '../../context' {
   interface AppDeps {
-    /** Device gateway, sessions and their scheduler (devices engineer). */
+    /** Device gateway, sessions and their scheduler. */
     devices?: DevicesService;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The device gateway (DESIGN.md section 9): how the server talks to devices. The embedded simulator implements it
+ * The device gateway (docs/decisions.md D8): how the server talks to devices. The embedded simulator implements it
  * today; an MQTT adapter can implement the same interface later without touching sessions or routes.
  *
  * Commands carry a `command_id` chosen by the caller and deterministic per session (`start-<session id>`), so a

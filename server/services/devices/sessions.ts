@@ -8,7 +8,7 @@ import type { Tx } from '../../db/client';
 import { device_sessions, devices } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 
-/** A device is online while its last heartbeat is younger than this (DESIGN.md section 9). */
+/** A device is online while its last heartbeat is younger than this (docs/decisions.md D8). */
 export const ONLINE_WINDOW_MS = 90_000;
 /** How long a start command may wait for the device's acknowledgement before the order is refunded. */
 export const ACK_TIMEOUT_MS = 10_000;

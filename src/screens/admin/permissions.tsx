@@ -15,7 +15,7 @@ const key = (level: number, feature: string) => `${level}:${feature}`;
 /** The screen each feature opens (its title and group), from the route table. */
 const featureRoute = (feature: string): RouteDef | undefined => ROUTES.find((r) => r.feature === feature);
 
-/** Level x feature matrix (DESIGN.md 5): level 1 keeps everything; levels 2-4 are switched per feature. */
+/** Level x feature matrix (docs/decisions.md D4): level 1 keeps everything; levels 2-4 are switched per feature. */
 export default function PermissionsScreen({ route }: ScreenProps) {
   const matrix = useRequest(() => http.get<PermissionsMatrix>('/admin/permissions'));
   const [changes, setChanges] = useState<Map<string, PermissionRow>>(new Map());

@@ -7,7 +7,7 @@ import { PARTNER_LEVEL } from '../../domain/levels';
 import { isApiRequestError } from '../../http/client';
 import { staffApi } from '../../http/staff-api';
 
-/** Staff sign-in (spec: /admin-login). Lands on the first tab of the level: level 3 -> /wallet, others -> /dashboard. */
+/** Staff sign-in (/admin-login). Lands on the first tab of the level: level 3 -> /wallet, others -> /dashboard. */
 export default function AdminLoginScreen(_: ScreenProps) {
   const session = useSession();
   const [, navigate] = useLocation();

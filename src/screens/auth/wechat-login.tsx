@@ -1,7 +1,7 @@
 import { useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
 
-/** Only same-origin relative paths are used as the page to come back to (DESIGN.md 8). */
+/** Only same-origin relative paths are used as the page to come back to (docs/decisions.md D7). */
 export function safeRedirect(raw: string | null): string {
   return raw && raw.startsWith('/') && !raw.startsWith('//') && !raw.startsWith('/\\')
     ? raw

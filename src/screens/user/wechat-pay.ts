@@ -1,5 +1,5 @@
 /**
- * The WeChat Pay step at the edge (DESIGN.md section 8). Inside WeChat: `WeixinJSBridge.invoke('getBrandWCPayRequest',
+ * The WeChat Pay step at the edge (docs/decisions.md D7). Inside WeChat: `WeixinJSBridge.invoke('getBrandWCPayRequest',
  * ...)` once the bridge is ready. Elsewhere (the sandbox): the cashier page, which sends the browser back to the
  * page with `order_no=` (or `pay=cancel`) appended. Either way the result is only a hint: the machines ask the
  * server whether the money arrived.
