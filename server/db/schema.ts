@@ -126,6 +126,10 @@ export const products = pgTable('products', {
     .notNull()
     .default('other'),
   description: text().notNull().default(''),
+  /** A retired model stays on the devices that use it but is offered for no new device. */
+  status: text({ enum: ['active', 'retired'] })
+    .notNull()
+    .default('active'),
   created_at: createdAt(),
 });
 
