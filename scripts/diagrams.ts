@@ -13,6 +13,7 @@ import { tabBarMachine } from '../src/machines/tab-bar.machine';
 import { payMachine } from '../src/machines/pay.machine';
 import { rechargeMachine } from '../src/machines/user-recharge.machine';
 import { usingMachine } from '../src/machines/user-using.machine';
+import { formMachine } from '../src/machines/shared/form.machine';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIAGRAM_DIR = path.join(ROOT, 'docs/diagrams');
@@ -56,6 +57,12 @@ export const MACHINES: { file: string; title: string; source: string; machine: A
     title: 'Using machine',
     source: 'src/machines/user-using.machine.ts',
     machine: usingMachine,
+  },
+  {
+    file: 'form.md',
+    title: 'Form machine',
+    source: 'src/machines/shared/form.machine.ts',
+    machine: formMachine,
   },
 ];
 
