@@ -23,20 +23,11 @@ import type {
   UsingSession,
 } from '../domain/api';
 import type { Outcome, PayPageData } from '../machines/pay.types';
-import { WECHAT_AUTH_REQUIRED, http, isApiRequestError } from './client';
+import { WECHAT_AUTH_REQUIRED, http } from './client';
+import { toOutcome } from './outcome';
 
-/** Resolves with `{ ok: true, value }`, or `{ ok: false, error }` for any answered or failed request. */
-export function toOutcome<T>(call: () => Promise<T>): Promise<Outcome<T>> {
-  return call().then(
-    (value): Outcome<T> => ({ ok: true, value }),
-    (err: unknown): Outcome<T> => {
-      if (isApiRequestError(err)) {
-        return { ok: false, error: { status: err.status, code: err.code, message: err.message } };
-      }
-      throw err;
-    },
-  );
-}
+/** Expected failures as values: the one mapper of `./outcome`. */
+export { toOutcome };
 
 const q = (params: Record<string, string | number | undefined>) => {
   const s = new URLSearchParams();

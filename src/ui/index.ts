@@ -15,3 +15,6 @@ export { Money, type MoneyProps } from './money';
 export { Toast, type ToastProps } from './toast';
 export { TabDock, type TabDockProps, type TabDockItem } from './tab-dock';
 export { Icon, type IconName } from './icons';
+export { ResourceList, type ResourceListProps } from './resource-list';
+export { FormField, type FormFieldProps } from './form-field';
+export { Sheet, type SheetProps } from './sheet';

@@ -1,0 +1,38 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+
+export interface SheetProps {
+  open: boolean;
+  title: string;
+  /** Esc or the backdrop asks to close (the owner decides, e.g. after a dirty-leave warning). */
+  onClose: () => void;
+  children: ReactNode;
+}
+
+/** A bottom sheet on the native <dialog> for a form over a list. */
+export function Sheet({ open, title, onClose, children }: SheetProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal?.();
+    if (!open && dialog.open) dialog.close?.();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      className={`modal modal-bottom sm:modal-middle ${open ? 'modal-open' : ''}`}
+      aria-label={title}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      {open && (
+        <div className="modal-box max-h-[90dvh]">
+          <h3 className="mb-3 text-lg font-bold">{title}</h3>
+          {children}
+        </div>
+      )}
+    </dialog>
+  );
+}
