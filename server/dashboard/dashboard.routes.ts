@@ -10,9 +10,7 @@ import { merchantScope, merchantWhere, requireStaff, staffOf } from '../auth/sta
 import { forbidden } from '../lib/errors';
 import type { AppEnv } from '../context';
 import { devices, orders, venues } from '../db/schema';
-
-/** A device is online while its last heartbeat is under 90 s old (docs/decisions.md D8). */
-export const ONLINE_WINDOW_MS = 90_000;
+import { ONLINE_WINDOW_MS } from '../services/devices/sessions';
 
 export function dashboardRoutes() {
   const r = new Hono<AppEnv>();

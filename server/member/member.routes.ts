@@ -29,7 +29,7 @@ import {
   revokeMemberSession,
   setMemberCookie,
 } from './member-sessions';
-import { isSafeReturnPath } from './return-path';
+import { isSafeReturnPath } from '../lib/return-path';
 
 export const STATE_TTL_MS = 10 * 60_000;
 /** The cookie binding a sign-in's state to the browser that started it (HttpOnly, path /backend/wechat). */

@@ -46,11 +46,8 @@ export function esc(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** A same-origin relative path: starts with one '/', no '//' or '/\' (scheme-relative), no control characters. */
-export function isSafeReturnPath(p: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return p.startsWith('/') && !p.startsWith('//') && !p.startsWith('/\\') && !/[\u0000-\u001f\\]/.test(p);
-}
+/** The one return-path rule (server/lib/return-path.ts): a same-origin relative path. */
+export { isSafeReturnPath } from '../lib/return-path';
 
 /** Appends query parameters to a path that may already have some. */
 export function withQuery(path: string, params: Record<string, string>): string {

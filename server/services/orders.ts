@@ -4,6 +4,7 @@
  * caller's DB transaction and writes balances only through the ledger service.
  */
 import { randomInt } from 'node:crypto';
+import { isSafeReturnPath } from '../lib/return-path';
 import { and, asc, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type {
@@ -459,16 +460,7 @@ function jsapiFor(
 
 /** A return path the client may ask for: same-origin and relative, else the default. */
 export function safeReturnPath(p: unknown, fallback: string): string {
-  if (
-    typeof p !== 'string' ||
-    p.length > 512 ||
-    !p.startsWith('/') ||
-    p.startsWith('//') ||
-    /[\\\s]/.test(p)
-  ) {
-    return fallback;
-  }
-  return p;
+  return isSafeReturnPath(p) ? p : fallback;
 }
 
 /** Sends a committed session's start command; the scheduler retries any that this misses (crash, gateway error). */

@@ -51,7 +51,7 @@ afterAll(async () => {
 
 describe('/admin/products screen', () => {
   it('lists, validates before sending, saves, warns before leaving, and shows the 409 for a model in use', async () => {
-    render(<ProductsScreen route={route} />);
+    render(<ProductsScreen route={route} params={{}} />);
     await waitFor(() => expect(screen.getAllByTestId('product-row')).toHaveLength(2));
 
     fireEvent.click(screen.getByRole('button', { name: '新增' }));
