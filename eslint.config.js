@@ -21,7 +21,7 @@ export default tseslint.config(
     },
   },
   {
-    // Layering (STYLE.md point 1): machines and domain stay free of React, the DOM and our other layers.
+    // Layering (docs/decisions.md D11): machines and domain stay free of React, the DOM and our other layers.
     files: ['src/machines/**/*.ts', 'src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -29,6 +29,41 @@ export default tseslint.config(
         { patterns: ['react', 'react-dom', '*/screens/*', '*/ui/*', '*/app/*'] },
       ],
       'no-restricted-globals': ['error', 'window', 'document', 'localStorage', 'sessionStorage', 'location'],
+    },
+  },
+  {
+    // ui: presentational, props in and callbacks out; it knows the shared domain only.
+    files: ['src/ui/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['**/machines/**', '**/http/**', '**/app/**', '**/screens/**', 'xstate', '@xstate/*'] },
+      ],
+    },
+  },
+  {
+    // http: calls and their types; the machines that use them are not its business.
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['**/machines/**', '**/screens/**', '**/ui/**'] }],
+    },
+  },
+  {
+    // screens reach the server through typed endpoint modules, never the raw client (its helpers are fine).
+    files: ['src/screens/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/http/client'],
+              importNames: ['http', 'request', 'configureHttp', 'resetHttp'],
+              message: 'Call the server through a typed module in src/http (e.g. staff-api, products-api).',
+            },
+          ],
+        },
+      ],
     },
   },
   {

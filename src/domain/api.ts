@@ -244,3 +244,11 @@ export interface FeedbackItem {
   replied_at: string | null;
   created_at: string;
 }
+
+/** What the pay page needs before the user can choose; `profile` is null when there is no WeChat session yet. */
+export interface PayPageData {
+  device: PublicDevice;
+  venue: PublicVenue;
+  prices: ServicePrice[];
+  profile: UserProfile | null;
+}

@@ -9,6 +9,7 @@ import type {
   FeedbackRequest,
   OrderStatus,
   Page,
+  PayPageData,
   PayRequest,
   PayResponse,
   PublicDevice,
@@ -22,7 +23,7 @@ import type {
   UserProfile,
   UsingSession,
 } from '../domain/api';
-import type { Outcome, PayPageData } from '../machines/pay.types';
+import type { Outcome } from '../domain/outcome';
 import { WECHAT_AUTH_REQUIRED, http } from './client';
 import { toOutcome } from './outcome';
 

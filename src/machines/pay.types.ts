@@ -2,16 +2,10 @@
  * Types of the pay machine (`pay.machine.ts`): its input, context, events and the values its actors return.
  * Kept apart so screens, selectors and tests can import them without pulling the machine in.
  */
-import type {
-  ApiError,
-  JsapiParams,
-  OrderStatus,
-  PayResponse,
-  PublicDevice,
-  PublicVenue,
-  ServicePrice,
-  UserProfile,
-} from '../domain/api';
+import type { JsapiParams, OrderStatus, PayPageData, PayResponse } from '../domain/api';
+import type { Outcome, RequestError } from '../domain/outcome';
+
+export type { Outcome, PayPageData, RequestError };
 
 export type PayMethod = 'wallet' | 'wechat';
 
@@ -29,20 +23,6 @@ export interface PayAttempt {
   /** Set once the server answered with an order. */
   order_no?: string;
 }
-
-/** What the page needs before the user can choose; `profile` is null when there is no WeChat session yet. */
-export interface PayPageData {
-  device: PublicDevice;
-  venue: PublicVenue;
-  prices: ServicePrice[];
-  profile: UserProfile | null;
-}
-
-/** An API error with its HTTP status; status 0 means no answer (network down, timeout, aborted). */
-export type RequestError = ApiError & { status: number };
-
-/** Expected failures come back as values (docs/decisions.md D11); `onError` is kept for the unexpected. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RequestError };
 
 /** What the WeChat payment step reports: inside WeChat the bridge answers; the sandbox cashier leaves the page. */
 export type PaymentPromptResult = 'ok' | 'cancel' | 'fail';

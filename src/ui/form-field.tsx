@@ -13,7 +13,7 @@ export interface FormFieldProps {
 export function FormField({ label, error, hint, children }: FormFieldProps) {
   const id = useId();
   return (
-    <div className="form-control w-full">
+    <div className="w-full">
       <label htmlFor={id} className="label pb-1 text-sm font-medium">
         {label}
       </label>

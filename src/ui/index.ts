@@ -15,6 +15,5 @@ export { Money, type MoneyProps } from './money';
 export { Toast, type ToastProps } from './toast';
 export { TabDock, type TabDockProps, type TabDockItem } from './tab-dock';
 export { Icon, type IconName } from './icons';
-export { ResourceList, type ResourceListProps } from './resource-list';
-export { FormField, type FormFieldProps } from './form-field';
-export { Sheet, type SheetProps } from './sheet';
+// Staff-only components (ResourceList, FormField, Sheet) are imported by path, not from here: this barrel is on the
+// pay page's path, and a chunk shared with it would carry them there.

@@ -3,9 +3,10 @@ import type { ScreenProps } from '../../app/screen-registry';
 import { forgetMe } from '../../app/staff-features';
 import { useRequest } from '../../app/use-request';
 import { ROLE_LABELS, roleOfLevel } from '../../domain/levels';
-import type { PermissionRow, PermissionsMatrix } from '../../domain/permissions.schema';
+import type { PermissionRow } from '../../domain/permissions.schema';
 import { GROUP_LABELS, ROUTES, type RouteDef } from '../../domain/routes';
-import { http, isApiRequestError } from '../../http/client';
+import { isApiRequestError } from '../../http/client';
+import { staffApi } from '../../http/staff-api';
 import { Loading, ErrorState, Toast } from '../../ui';
 import { StaffPage } from '../shared/staff-page';
 
@@ -17,7 +18,7 @@ const featureRoute = (feature: string): RouteDef | undefined => ROUTES.find((r) 
 
 /** Level x feature matrix (docs/decisions.md D4): level 1 keeps everything; levels 2-4 are switched per feature. */
 export default function PermissionsScreen({ route }: ScreenProps) {
-  const matrix = useRequest(() => http.get<PermissionsMatrix>('/admin/permissions'));
+  const matrix = useRequest(staffApi.permissions);
   const [changes, setChanges] = useState<Map<string, PermissionRow>>(new Map());
   const [saving, setSaving] = useState(false);
   const [toast, setToast] = useState<{ text: string; kind: 'success' | 'error' } | null>(null);
@@ -37,7 +38,7 @@ export default function PermissionsScreen({ route }: ScreenProps) {
   async function save() {
     setSaving(true);
     try {
-      await http.put<PermissionsMatrix>('/admin/permissions', { items: [...changes.values()] });
+      await staffApi.savePermissions({ items: [...changes.values()] });
       setChanges(new Map());
       forgetMe();
       matrix.refresh();

@@ -2,7 +2,8 @@ import { useEffect } from 'react';
 import { useForm } from '../../app/use-form';
 import { PRODUCT_CATEGORIES, ProductInputSchema, type Product } from '../../domain/products.schema';
 import { productsApi } from '../../http/products-api';
-import { ConfirmDialog, FormField } from '../../ui';
+import { ConfirmDialog } from '../../ui';
+import { FormField } from '../../ui/form-field';
 
 /** Add or edit one device model; `onDone(true)` after a save, `onDone(false)` when the user leaves. */
 export function ProductForm({
@@ -41,7 +42,7 @@ export function ProductForm({
         {(id) => (
           <input
             id={id}
-            className="input input-bordered w-full"
+            className="input w-full"
             value={text('name')}
             placeholder="请输入型号名称"
             maxLength={64}
@@ -53,7 +54,7 @@ export function ProductForm({
         {(id) => (
           <select
             id={id}
-            className="select select-bordered w-full"
+            className="select w-full"
             value={text('category')}
             onChange={(e) => change('category', e.target.value)}
           >
@@ -69,7 +70,7 @@ export function ProductForm({
         {(id) => (
           <textarea
             id={id}
-            className="textarea textarea-bordered w-full"
+            className="input h-auto w-full py-2"
             rows={3}
             value={text('description')}
             placeholder="请输入说明"

@@ -9,7 +9,9 @@ import {
 } from '../../domain/products.schema';
 import { toOutcome } from '../../http/outcome';
 import { productsApi } from '../../http/products-api';
-import { ConfirmDialog, ResourceList, Sheet, Toast } from '../../ui';
+import { ConfirmDialog, Toast } from '../../ui';
+import { ResourceList } from '../../ui/resource-list';
+import { Sheet } from '../../ui/sheet';
 import { StaffPage } from '../shared/staff-page';
 import { ProductForm } from './product-form';
 
@@ -57,14 +59,14 @@ export default function ProductsScreen({ route }: ScreenProps) {
     <div className="flex gap-2">
       <input
         type="search"
-        className="input input-bordered input-sm flex-1"
+        className="input flex-1"
         placeholder="搜索型号名称"
         aria-label="搜索型号名称"
         value={filter.q}
         onChange={(e) => setFilter({ ...filter, q: e.target.value, page: 1 })}
       />
       <select
-        className="select select-bordered select-sm w-24"
+        className="select w-24"
         aria-label="状态"
         value={filter.status}
         onChange={(e) => setFilter({ ...filter, status: e.target.value as ProductStatus | '', page: 1 })}
@@ -109,14 +111,14 @@ export default function ProductsScreen({ route }: ScreenProps) {
             </button>
             <button
               type="button"
-              className="btn btn-ghost btn-xs"
+              className="btn btn-ghost btn-sm"
               onClick={() => setPending({ kind: p.status === 'active' ? 'retire' : 'restore', product: p })}
             >
               {p.status === 'active' ? '停用' : '启用'}
             </button>
             <button
               type="button"
-              className="btn btn-ghost btn-xs text-error"
+              className="btn btn-ghost btn-sm text-error"
               onClick={() => setPending({ kind: 'delete', product: p })}
             >
               删除

@@ -1,4 +1,4 @@
-import { Icon } from './icons';
+import { Icon } from '../icons';
 
 export interface PanelAction {
   label: string;
