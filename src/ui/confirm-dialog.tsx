@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useModal } from './use-modal';
 
 export interface ConfirmDialogProps {
   open: boolean;
@@ -25,14 +25,7 @@ export function ConfirmDialog({
   onConfirm,
   onCancel,
 }: ConfirmDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    // happy-dom and old kernels may lack showModal; the `modal-open` class keeps it visible either way.
-    if (open && !dialog.open) dialog.showModal?.();
-    if (!open && dialog.open) dialog.close?.();
-  }, [open]);
+  const ref = useModal(open);
   return (
     <dialog
       ref={ref}

@@ -1,4 +1,5 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
+import { useModal } from './use-modal';
 
 export interface SheetProps {
   open: boolean;
@@ -10,13 +11,7 @@ export interface SheetProps {
 
 /** A bottom sheet on the native <dialog> for a form over a list. */
 export function Sheet({ open, title, onClose, children }: SheetProps) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal?.();
-    if (!open && dialog.open) dialog.close?.();
-  }, [open]);
+  const ref = useModal(open);
   return (
     <dialog
       ref={ref}
