@@ -6,7 +6,7 @@ export const LEVELS = { admin: 1, merchant: 2, partner: 3, employee: 4 } as cons
 export type Role = keyof typeof LEVELS;
 export type Level = (typeof LEVELS)[Role];
 
-/** Spec section 9: default level 1, special level 3 (wallet and me tabs only). */
+/** docs/decisions.md D1: default level 1, special level 3 (wallet and me tabs only). */
 export const DEFAULT_LEVEL = 1;
 export const PARTNER_LEVEL = 3;
 

@@ -2,7 +2,8 @@ import type { Feature } from './levels';
 
 /**
  * The one route table (docs/decisions.md D3): it drives the router, the guard, lazy loading,
- * tab-bar visibility and the dashboard's tiles. Screens are mapped by `id` in `src/screens/index.ts`.
+ * tab-bar visibility and the dashboard's tiles. Each route names its screen module (`screen`), which
+ * `src/app/screen-registry.ts` loads lazily.
  */
 export interface RouteDef {
   /** Stable id; the screen registry and tests refer to it. */
@@ -307,7 +308,7 @@ export const GROUP_LABELS: Record<NonNullable<RouteDef['group']>, string> = {
   employee: '员工工作台',
 };
 
-/** Spec section 6: pages reachable without a staff token. */
+/** docs/decisions.md D1: pages reachable without a staff token. */
 const GUARD_EXEMPT_EXACT = ['/admin-login', '/wechat-login', '/login'];
 const GUARD_EXEMPT_PREFIXES = [
   '/user/pay',
@@ -318,7 +319,7 @@ const GUARD_EXEMPT_PREFIXES = [
   '/user/feedback',
 ];
 
-/** Spec section 6: API paths exempt from the guard (the public device pages' calls and end-user calls). */
+/** docs/decisions.md D1: API paths exempt from the guard (the public device pages' calls and end-user calls). */
 const GUARD_EXEMPT_API_PREFIXES = ['/api/devices', '/api/venues', '/api/venue-service-prices', '/api/query'];
 
 export function isGuardExempt(pathname: string): boolean {
@@ -330,12 +331,12 @@ export function isGuardExempt(pathname: string): boolean {
   );
 }
 
-/** Spec section 2: the tab bar is hidden on these. */
+/** docs/decisions.md D1: the tab bar is hidden on these. */
 export function isTabBarHidden(pathname: string): boolean {
   return ['/user/', '/admin-login', '/wechat-login', '/login'].some((p) => pathname.startsWith(p));
 }
 
-/** Spec section 5: `/user/pay` needs both `device_id` and `venue_id`, else the visitor goes to `/`. */
+/** docs/decisions.md D1: `/user/pay` needs both `device_id` and `venue_id`, else the visitor goes to `/`. */
 export function payQueryIsValid(search: string): boolean {
   const q = new URLSearchParams(search);
   return Boolean(q.get('device_id')) && Boolean(q.get('venue_id'));

@@ -12,7 +12,7 @@ import { browserStores, clearSession, readToken, readUser, type SessionStores } 
 
 export const API_BASE = '/backend';
 export const REQUEST_TIMEOUT_MS = 10_000;
-/** Spec section 7, "JSON content type": the default headers of every request (axios-style defaults). */
+/** docs/decisions.md D1, "JSON content type": the default headers of every request (axios-style defaults). */
 export const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
   Accept: 'application/json',
   'Content-Type': 'application/json',
@@ -125,15 +125,15 @@ export function isEndUserPath(url: string): boolean {
   return url.includes('/user/');
 }
 
-/** Spec section 7: no bearer on URLs containing `/user/` or `/api/`. */
+/** docs/decisions.md D1: no bearer on URLs containing `/user/` or `/api/`. */
 export function carriesBearer(url: string): boolean {
   return !url.includes('/user/') && !url.includes('/api/');
 }
 
 /**
- * The headers the spec puts on a request to `url`: bearer (unless end-user/public), `X-UserLevel` (stored level
- * or 1) and `X-MerchantID` when the stored user has one; none of the user headers when the stored user cannot be
- * parsed (logged).
+ * The headers the client puts on a request to `url` (docs/decisions.md D1): bearer (unless end-user/public),
+ * `X-UserLevel` (stored level or 1) and `X-MerchantID` when the stored user has one; none of the user headers when
+ * the stored user cannot be parsed (logged).
  */
 export function headersFor(
   url: string,
@@ -185,7 +185,7 @@ function build(cfg: HttpConfig): $Fetch {
   );
 }
 
-/** Spec section 8, "401 elsewhere": clear both storages, log out, go to /admin-login unless already there. */
+/** docs/decisions.md D1, "401 elsewhere": clear both storages, log out, go to /admin-login unless already there. */
 function handleStaffUnauthorized(): void {
   clearSession(config.stores);
   if (config.onUnauthorized) {

@@ -39,7 +39,7 @@ export function readToken(stores: SessionStores): string | null {
 }
 
 /**
- * The stored user from local storage, else session storage. An unreadable copy is logged with the spec's exact
+ * The stored user from local storage, else session storage. An unreadable copy is logged with the exact
  * text and treated as no user; nothing is shown to the person using the app.
  */
 export function readUser(

@@ -4,7 +4,7 @@ import type { SessionSnapshot } from './session.machine';
 /** Pure selectors over the session snapshot: screens read these, never `state.value` strings. */
 
 export const selectIsRestoring = (s: SessionSnapshot): boolean => s.matches('restoring');
-/** Spec: authenticated = a user is present. */
+/** authenticated = a user is present (docs/decisions.md D1). */
 export const selectAuthenticated = (s: SessionSnapshot): boolean => s.context.user !== null;
 /** Role of the user, or null ("none"). */
 export const selectRole = (s: SessionSnapshot): string | null => s.context.user?.role ?? null;

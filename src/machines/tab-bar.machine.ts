@@ -8,7 +8,7 @@ export const WALLET_TAB: Tab = { path: '/wallet', label: '钱包', icon: 'wallet
 export const ME_TAB: Tab = { path: '/profile', label: '我的', icon: 'me' };
 export const ALL_TAB_PATHS: readonly string[] = [HOME_TAB.path, WALLET_TAB.path, ME_TAB.path];
 
-/** Spec section 4: level 3 sees 钱包 and 我的; every other level 首页 and 我的. */
+/** docs/decisions.md D1: level 3 sees 钱包 and 我的; every other level 首页 and 我的. */
 export function tabsForLevel(level: number | null): readonly Tab[] {
   return level === PARTNER_LEVEL ? [WALLET_TAB, ME_TAB] : [HOME_TAB, ME_TAB];
 }

@@ -1,4 +1,4 @@
-/** Local date and time as `MM-DD HH:mm` for history rows. */
+/** Local date and time as `YYYY-MM-DD HH:mm` for history rows. */
 export function shortTime(iso: string): string {
   const d = new Date(iso);
   const p = (n: number) => String(n).padStart(2, '0');
