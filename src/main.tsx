@@ -1,4 +1,4 @@
-import './styles.css';
+import './styles/main.css';
 import { createRoot } from 'react-dom/client';
 import { navigate } from 'wouter/use-browser-location';
 import type { ActorOptions, AnyActorLogic } from 'xstate';

@@ -1,3 +1,4 @@
+import '../../styles/staff.css';
 import type { ReactNode } from 'react';
 import { useLocation } from 'wouter';
 import { loadMe } from '../../app/staff-features';
