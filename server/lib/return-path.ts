@@ -19,3 +19,8 @@ export function isSafeReturnPath(p: unknown): p is string {
     return false;
   }
 }
+
+/** A return path the client may ask for: same-origin and relative, else the default. */
+export function safeReturnPath(p: unknown, fallback: string): string {
+  return isSafeReturnPath(p) ? p : fallback;
+}

@@ -6,7 +6,8 @@
  */
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
-import type { StopResponse, UsingSession } from '../../src/domain/api';
+import type { StopResponse } from '../../src/domain/api';
+import { toUsingSession, usingSessionColumns } from '../services/orders';
 import type { AppDeps, AppEnv } from '../context';
 import { device_sessions, devices, orders } from '../db/schema';
 import { HttpError, conflict, notFound, validationFailed } from '../lib/errors';
@@ -15,43 +16,6 @@ import { ACTIVE_SESSION_STATUSES } from '../services/devices/sessions';
 import type { DevicesService } from '../services/devices/devices.service';
 
 const ORDER_NO = /^[A-Za-z0-9_-]{1,64}$/;
-
-const columns = {
-  session_id: device_sessions.id,
-  order_no: orders.order_no,
-  device_id: device_sessions.device_id,
-  device_name: devices.name,
-  minutes: device_sessions.minutes,
-  amount_fen: orders.amount_fen,
-  started_at: device_sessions.started_at,
-  ends_at: device_sessions.ends_at,
-  status: device_sessions.status,
-  refund_fen: device_sessions.refund_fen,
-};
-
-type Row = {
-  order_no: string;
-  device_id: number;
-  device_name: string;
-  minutes: number;
-  amount_fen: number;
-  started_at: Date | null;
-  ends_at: Date | null;
-  status: UsingSession['status'];
-};
-
-export function toUsingSession(r: Row): UsingSession {
-  return {
-    order_no: r.order_no,
-    device_id: r.device_id,
-    device_name: r.device_name,
-    minutes: r.minutes,
-    amount_fen: r.amount_fen,
-    started_at: r.started_at?.toISOString() ?? null,
-    ends_at: r.ends_at?.toISOString() ?? null,
-    status: r.status,
-  };
-}
 
 function devicesOf(deps: AppDeps): DevicesService {
   if (!deps.devices) throw new HttpError(503, 'DEVICES_UNAVAILABLE', '设备服务暂不可用，请稍后再试');
@@ -66,7 +30,7 @@ export function usingRoutes(): Hono<AppEnv> {
     const member_id = memberOf(c);
     const { db, now } = c.var.deps;
     const rows = await db
-      .select(columns)
+      .select(usingSessionColumns)
       .from(device_sessions)
       .innerJoin(orders, eq(orders.id, device_sessions.order_id))
       .innerJoin(devices, eq(devices.id, device_sessions.device_id))
@@ -87,7 +51,7 @@ export function usingRoutes(): Hono<AppEnv> {
     const { db } = c.var.deps;
     const find = async () => {
       const [r] = await db
-        .select(columns)
+        .select(usingSessionColumns)
         .from(device_sessions)
         .innerJoin(orders, eq(orders.id, device_sessions.order_id))
         .innerJoin(devices, eq(devices.id, device_sessions.device_id))

@@ -1,0 +1,220 @@
+/** POST /backend/user/pay: paying for a device from the wallet or with WeChat Pay, up to the session start. */
+import { eq } from 'drizzle-orm';
+import type { PayRequest, PayResponse, UsingSession } from '../../../src/domain/api';
+import type { Tx } from '../../db/client';
+import { devices, members, merchants, orders, service_prices } from '../../db/schema';
+import { HttpError } from '../../lib/errors';
+import {
+  AVAILABILITY_MESSAGES,
+  beginSession,
+  checkDeviceAvailable,
+  type Availability,
+} from '../devices/sessions';
+import { memberWallet, spendable } from '../ledger';
+import { findByKey, isUniqueViolation, replay, sameRequest } from './idempotency';
+import { type Order, type PaymentDeps, newOrderNo, orderSummary } from './order';
+import { prepay, requireWechat } from './prepay';
+import { settleWalletConsume } from './settle';
+import { safeReturnPath } from '../../lib/return-path';
+
+export const DEVICE_REFUSALS: Record<Exclude<Availability, 'ok'>, { status: 409; code: string }> = {
+  offline: { status: 409, code: 'DEVICE_OFFLINE' },
+  busy: { status: 409, code: 'DEVICE_BUSY' },
+  fault: { status: 409, code: 'DEVICE_UNAVAILABLE' },
+  disabled: { status: 409, code: 'DEVICE_UNAVAILABLE' },
+};
+
+export function deviceRefusal(a: Exclude<Availability, 'ok'>): HttpError {
+  return new HttpError(DEVICE_REFUSALS[a].status, DEVICE_REFUSALS[a].code, AVAILABILITY_MESSAGES[a].message);
+}
+
+/** Sends a committed session's start command; the scheduler retries any that this misses (crash, gateway error). */
+export function dispatchLater(deps: PaymentDeps, sessionId: number | undefined): void {
+  if (sessionId === undefined || !deps.devices) return;
+  deps.devices.dispatch(sessionId).catch((err: unknown) => {
+    console.error(`dispatch of session ${sessionId} failed (the scheduler will retry):`, err);
+  });
+}
+
+/**
+ * POST /backend/user/pay: pays for a device run. Wallet: debit + split + `starting` session in one transaction
+ * (the member's wallet row is locked first, so concurrent pays of one member run one after another and the balance
+ * decides), then the start command. WeChat: a pending order and a prepay; the money is booked only from a verified
+ * notification or an order query (`applyWechatTransaction`).
+ */
+export async function payForDevice(
+  deps: PaymentDeps,
+  memberId: number,
+  req: PayRequest,
+  opts: { idempotencyKey?: string | undefined; returnPath?: string | undefined } = {},
+): Promise<PayResponse> {
+  const { db } = deps;
+  const key = opts.idempotencyKey;
+  const returnPath = safeReturnPath(
+    opts.returnPath,
+    `/user/pay?device_id=${req.device_id}&venue_id=${req.venue_id}`,
+  );
+  const expect = {
+    kind: 'consume' as const,
+    device_id: req.device_id,
+    price_id: req.price_id,
+    method: req.method,
+  };
+  if (key) {
+    const first = await findByKey(db, memberId, key);
+    if (first) {
+      sameRequest(first, expect);
+      return replay(deps, first, returnPath);
+    }
+  }
+
+  const [device] = await db
+    .select({
+      id: devices.id,
+      name: devices.name,
+      venue_id: devices.venue_id,
+      merchant_id: devices.merchant_id,
+    })
+    .from(devices)
+    .where(eq(devices.id, req.device_id));
+  if (!device) throw new HttpError(404, 'DEVICE_NOT_FOUND', '设备不存在');
+  if (device.venue_id !== req.venue_id) {
+    throw new HttpError(400, 'VENUE_MISMATCH', '场地与设备不符，请重新扫描设备上的二维码', {
+      venue_id: req.venue_id,
+      device_venue_id: device.venue_id,
+    });
+  }
+  const [price] = await db.select().from(service_prices).where(eq(service_prices.id, req.price_id));
+  if (price && price.venue_id !== device.venue_id)
+    throw new HttpError(400, 'PRICE_OTHER_VENUE', '所选价格不属于本设备所在场地，请重新选择', {
+      price_id: req.price_id,
+    });
+  if (!price || !price.active)
+    throw new HttpError(400, 'PRICE_NOT_FOUND', '所选价格不存在或已下架，请重新选择', {
+      price_id: req.price_id,
+    });
+  const [merchant] = await db
+    .select({ status: merchants.status })
+    .from(merchants)
+    .where(eq(merchants.id, device.merchant_id));
+  if (merchant?.status !== 'active') throw new HttpError(409, 'MERCHANT_DISABLED', '该商户已停止营业');
+  if (req.method === 'wechat') {
+    // (A wallet pay checks inside its transaction, under the wallet lock.)
+    const available = await checkDeviceAvailable(db as unknown as Tx, device.id, deps.now());
+    if (available !== 'ok') throw deviceRefusal(available);
+  }
+
+  const values = {
+    order_no: newOrderNo('consume', deps.now()),
+    kind: 'consume' as const,
+    method: req.method,
+    status: 'pending' as const,
+    member_id: memberId,
+    merchant_id: device.merchant_id,
+    venue_id: device.venue_id,
+    device_id: device.id,
+    price_id: price.id,
+    amount_fen: price.price_fen,
+    minutes: price.minutes,
+    idempotency_key: key ?? null,
+    created_at: deps.now(),
+  };
+
+  if (req.method === 'wallet') {
+    let result: { order: Order; sessionId: number } | { replayOf: Order };
+    try {
+      result = await db.transaction(async (tx) => {
+        const wallet = await memberWallet(tx, memberId, device.merchant_id, { lock: true });
+        if (key) {
+          // A twin request with the same key may have committed while we waited for the wallet lock.
+          const first = await findByKey(tx, memberId, key);
+          if (first) return { replayOf: first };
+        }
+        const now = deps.now();
+        const again = await checkDeviceAvailable(tx, device.id, now);
+        if (again !== 'ok') throw deviceRefusal(again);
+        const [order] = await tx.insert(orders).values(values).returning();
+        if (!order) throw new Error('order not inserted');
+        if (!(await settleWalletConsume(tx, order, wallet, now))) {
+          throw new HttpError(409, 'INSUFFICIENT_BALANCE', '余额不足，请先充值或使用微信支付', {
+            balance_fen: spendable(wallet),
+            amount_fen: order.amount_fen,
+          });
+        }
+        const session = await beginSession(tx, {
+          order_id: order.id,
+          device_id: device.id,
+          member_id: memberId,
+          minutes: price.minutes,
+          now,
+        });
+        const [paid] = await tx.select().from(orders).where(eq(orders.id, order.id));
+        return { order: paid ?? order, sessionId: session.id };
+      });
+    } catch (err) {
+      if (key && isUniqueViolation(err)) {
+        const first = await findByKey(db, memberId, key);
+        if (first) {
+          sameRequest(first, expect);
+          return replay(deps, first, returnPath);
+        }
+      }
+      if (isUniqueViolation(err)) throw deviceRefusal('busy');
+      throw err;
+    }
+    if ('replayOf' in result) {
+      sameRequest(result.replayOf, expect);
+      return replay(deps, result.replayOf, returnPath);
+    }
+    dispatchLater(deps, result.sessionId);
+    const session: UsingSession = {
+      order_no: result.order.order_no,
+      device_id: device.id,
+      device_name: device.name,
+      minutes: price.minutes,
+      amount_fen: result.order.amount_fen,
+      started_at: null,
+      ends_at: null,
+      status: 'starting',
+    };
+    return { order: orderSummary(result.order), session };
+  }
+
+  // WeChat Pay: the order waits for the payment; nothing moves until WeChat says it is paid.
+  const wechat = requireWechat(deps);
+  const [member] = await db.select({ openid: members.openid }).from(members).where(eq(members.id, memberId));
+  if (!member) throw new HttpError(401, 'WECHAT_AUTH_REQUIRED', '需要微信授权');
+  const order = await insertPending(deps, values, memberId, key);
+  if ('replayOf' in order) {
+    sameRequest(order.replayOf, expect);
+    return replay(deps, order.replayOf, returnPath);
+  }
+  const jsapi = await prepay(
+    deps,
+    wechat,
+    order.order,
+    member.openid,
+    `${device.name} ${price.name}`,
+    returnPath,
+  );
+  return { order: orderSummary(order.order), jsapi };
+}
+
+export async function insertPending(
+  deps: PaymentDeps,
+  values: typeof orders.$inferInsert,
+  memberId: number,
+  key: string | undefined,
+): Promise<{ order: Order } | { replayOf: Order }> {
+  try {
+    const [order] = await deps.db.insert(orders).values(values).returning();
+    if (!order) throw new Error('order not inserted');
+    return { order };
+  } catch (err) {
+    if (key && isUniqueViolation(err)) {
+      const first = await findByKey(deps.db, memberId, key);
+      if (first) return { replayOf: first };
+    }
+    throw err;
+  }
+}

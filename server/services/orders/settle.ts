@@ -1,0 +1,87 @@
+/** Settling a paid consumption: the wallet debit (principal first, then bonus) and the WeChat payment credits. */
+import { eq } from 'drizzle-orm';
+import type { Tx } from '../../db/client';
+import { orders } from '../../db/schema';
+import { type Entry, type Wallet, externalWallet, memberWallet, postTransaction } from '../ledger';
+import { type Order, OrderMoneyError } from './order';
+import { splitCredits } from './split';
+
+/** How a wallet pay takes the amount: principal first, then bonus (decision, docs/money.md). */
+export function takeFromWallet(
+  w: Pick<Wallet, 'principal_fen' | 'bonus_fen'>,
+  amountFen: number,
+): { principal_fen: number; bonus_fen: number } | null {
+  if (w.principal_fen + w.bonus_fen < amountFen) return null;
+  const principal = Math.min(w.principal_fen, amountFen);
+  return { principal_fen: principal, bonus_fen: amountFen - principal };
+}
+
+/**
+ * Debits a consume order from the member's (already locked) wallet and splits it: the principal part is split,
+ * the bonus part goes back to external promotion (it was never money). Sets paid/paid_at/bonus_fen on the order.
+ * Returns false when the balance does not cover the amount (nothing written).
+ */
+export async function settleWalletConsume(tx: Tx, order: Order, wallet: Wallet, now: Date): Promise<boolean> {
+  const take = takeFromWallet(wallet, order.amount_fen);
+  if (!take) return false;
+  const entries: Entry[] = [
+    { wallet_id: wallet.id, bucket: 'principal', amount_fen: -take.principal_fen },
+    { wallet_id: wallet.id, bucket: 'bonus', amount_fen: -take.bonus_fen },
+    ...(await splitCredits(tx, order, take.principal_fen)),
+  ];
+  if (take.bonus_fen > 0) {
+    const promo = await externalWallet(tx, 'promotion');
+    entries.push({ wallet_id: promo.id, bucket: 'principal', amount_fen: take.bonus_fen });
+  }
+  await postTransaction(tx, {
+    kind: 'consume',
+    order_id: order.id,
+    memo: `余额支付 ${order.order_no}`,
+    entries,
+  });
+  await tx
+    .update(orders)
+    .set({ status: 'paid', paid_at: now, bonus_fen: take.bonus_fen })
+    .where(eq(orders.id, order.id));
+  return true;
+}
+
+/**
+ * Books a WeChat payment of a pending order (called once, from a verified notification or an order query, with
+ * the order row locked): a consume is split at once; a recharge credits the member's principal (pay) and bonus
+ * (from external promotion), not split. Sets paid/paid_at/transaction id.
+ */
+export async function settleWechatPayment(
+  tx: Tx,
+  order: Order,
+  payment: { transaction_id: string | null; now: Date },
+): Promise<void> {
+  if (order.status !== 'pending')
+    throw new OrderMoneyError(`order ${order.order_no} is ${order.status}, not pending`);
+  // Lock order: a member's wallet before any system wallet, in every movement (no deadlock with a wallet pay).
+  if (order.member_id !== null) await memberWallet(tx, order.member_id, order.merchant_id, { lock: true });
+  const wechat = await externalWallet(tx, 'wechat');
+  const entries: Entry[] = [{ wallet_id: wechat.id, bucket: 'principal', amount_fen: -order.amount_fen }];
+  if (order.kind === 'consume') {
+    entries.push(...(await splitCredits(tx, order, order.amount_fen)));
+  } else {
+    if (order.member_id === null) throw new OrderMoneyError(`recharge ${order.order_no} has no member`);
+    const w = await memberWallet(tx, order.member_id, order.merchant_id);
+    entries.push({ wallet_id: w.id, bucket: 'principal', amount_fen: order.amount_fen });
+    if (order.bonus_fen > 0) {
+      const promo = await externalWallet(tx, 'promotion');
+      entries.push({ wallet_id: promo.id, bucket: 'principal', amount_fen: -order.bonus_fen });
+      entries.push({ wallet_id: w.id, bucket: 'bonus', amount_fen: order.bonus_fen });
+    }
+  }
+  await postTransaction(tx, {
+    kind: order.kind,
+    order_id: order.id,
+    memo: `微信支付 ${order.order_no}`,
+    entries,
+  });
+  await tx
+    .update(orders)
+    .set({ status: 'paid', paid_at: payment.now, wechat_transaction_id: payment.transaction_id })
+    .where(eq(orders.id, order.id));
+}
