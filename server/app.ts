@@ -9,6 +9,7 @@ import type { AppDeps, AppEnv } from './context';
 import { authRoutes } from './auth/auth.routes';
 import { permissionsRoutes } from './auth/permissions.routes';
 import { productsRoutes } from './routes/products/products.routes';
+import { devicesRoutes } from './routes/devices/devices.routes';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { healthRoutes } from './health/health.routes';
 import { compressJson } from './lib/compression';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/backend/auth', authRoutes());
   app.route('/backend/admin/permissions', permissionsRoutes());
   app.route('/backend/admin/products', productsRoutes());
+  app.route('/backend/merchant/devices', devicesRoutes());
   app.route('/backend/dashboard', dashboardRoutes());
 
   // ---------------------------------------------------------------- public, no sign-in: /backend/api

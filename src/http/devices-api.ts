@@ -1,0 +1,25 @@
+/** Typed endpoints of `/backend/merchant/devices` over the one HTTP client. */
+import type { Page } from '../domain/api';
+import type {
+  Device,
+  DeviceCreate,
+  DeviceListQuery,
+  DevicesCreated,
+  DeviceUpdate,
+} from '../domain/devices.schema';
+import { http } from './client';
+
+const query = (q: DeviceListQuery) => {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== '') s.set(k, String(v));
+  const text = s.toString();
+  return text ? `?${text}` : '';
+};
+
+export const devicesApi = {
+  list: (q: DeviceListQuery = {}) => http.get<Page<Device>>(`/merchant/devices${query(q)}`),
+  get: (id: number) => http.get<Device>(`/merchant/devices/${id}`),
+  /** One device (answers the device) or, with `count`, a batch (answers `{ items }`). */
+  create: (body: DeviceCreate) => http.post<Device | DevicesCreated>('/merchant/devices', body),
+  update: (id: number, body: DeviceUpdate) => http.put<Device>(`/merchant/devices/${id}`, body),
+};
