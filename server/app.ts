@@ -11,6 +11,7 @@ import { permissionsRoutes } from './auth/permissions.routes';
 import { productsRoutes } from './routes/products/products.routes';
 import { devicesRoutes } from './routes/devices/devices.routes';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
+import { dailyRoutes, reportsRoutes } from './routes/reports/reports.routes';
 import { healthRoutes } from './health/health.routes';
 import { compressJson } from './lib/compression';
 import { inputGuard } from './lib/input-guard.middleware';
@@ -71,6 +72,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/backend/admin/products', productsRoutes());
   app.route('/backend/merchant/devices', devicesRoutes());
   app.route('/backend/dashboard', dashboardRoutes());
+  app.route('/backend/reports', reportsRoutes());
+  app.route('/backend/daily', dailyRoutes());
 
   // ---------------------------------------------------------------- public, no sign-in: /backend/api
   app.route('/backend/api/query', queryRoutes());

@@ -28,3 +28,10 @@ export function proRata(amountFen: number, numerator: number, denominator: numbe
   if (denominator <= 0) throw new RangeError('denominator must be positive');
   return Number((BigInt(amountFen) * BigInt(numerator)) / BigInt(denominator));
 }
+
+/** 1234 -> "12.34", -50 -> "-0.50": plain yuan with two decimals (CSV exports, no symbol or grouping). */
+export function fenToYuan(fen: number): string {
+  if (!isFen(fen)) throw new TypeError(`not an amount in fen: ${fen}`);
+  const abs = Math.abs(fen);
+  return `${fen < 0 ? '-' : ''}${Math.trunc(abs / 100)}.${(abs % 100).toString().padStart(2, '0')}`;
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "orders_merchant_paid_idx" ON "orders" USING btree ("merchant_id",coalesce("paid_at", "created_at"));
