@@ -10,6 +10,8 @@ import { authRoutes } from './auth/auth.routes';
 import { permissionsRoutes } from './auth/permissions.routes';
 import { productsRoutes } from './routes/products/products.routes';
 import { devicesRoutes } from './routes/devices/devices.routes';
+import { venuesRoutes } from './routes/venues/venues.routes';
+import { packagesRoutes } from './routes/packages/packages.routes';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { dailyRoutes, reportsRoutes } from './routes/reports/reports.routes';
 import { healthRoutes } from './health/health.routes';
@@ -71,6 +73,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/backend/admin/permissions', permissionsRoutes());
   app.route('/backend/admin/products', productsRoutes());
   app.route('/backend/merchant/devices', devicesRoutes());
+  app.route('/backend/merchant/venues', venuesRoutes());
+  app.route('/backend/merchant/packages', packagesRoutes());
   app.route('/backend/dashboard', dashboardRoutes());
   app.route('/backend/reports', reportsRoutes());
   app.route('/backend/daily', dailyRoutes());

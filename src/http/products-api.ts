@@ -2,13 +2,7 @@
 import type { Page } from '../domain/api';
 import type { Product, ProductInput, ProductListQuery, ProductUpdate } from '../domain/products.schema';
 import { http } from './client';
-
-const query = (q: ProductListQuery) => {
-  const s = new URLSearchParams();
-  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== '') s.set(k, String(v));
-  const text = s.toString();
-  return text ? `?${text}` : '';
-};
+import { queryString as query } from './query-string';
 
 export const productsApi = {
   list: (q: ProductListQuery = {}) => http.get<Page<Product>>(`/admin/products${query(q)}`),
