@@ -12,6 +12,8 @@ import { productsRoutes } from './routes/products/products.routes';
 import { devicesRoutes } from './routes/devices/devices.routes';
 import { venuesRoutes } from './routes/venues/venues.routes';
 import { packagesRoutes } from './routes/packages/packages.routes';
+import { walletRoutes } from './routes/wallet/wallet.routes';
+import { adminWithdrawalsRoutes, merchantWithdrawalsRoutes } from './routes/withdrawals/withdrawals.routes';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { dailyRoutes, reportsRoutes } from './routes/reports/reports.routes';
 import { healthRoutes } from './health/health.routes';
@@ -78,6 +80,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/backend/dashboard', dashboardRoutes());
   app.route('/backend/reports', reportsRoutes());
   app.route('/backend/daily', dailyRoutes());
+  app.route('/backend/wallet', walletRoutes());
+  app.route('/backend/merchant/withdrawals', merchantWithdrawalsRoutes());
+  app.route('/backend/admin/withdrawals', adminWithdrawalsRoutes());
 
   // ---------------------------------------------------------------- public, no sign-in: /backend/api
   app.route('/backend/api/query', queryRoutes());

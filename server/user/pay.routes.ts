@@ -3,7 +3,7 @@
  * (`/backend/user/...`, member cookie only). The flows themselves live in services/orders.ts; this file validates,
  * scopes everything to the signed-in member and shapes the answers of docs/decisions.md D6.
  */
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { and, count, desc, eq, inArray, asc } from 'drizzle-orm';
 import { z } from 'zod';
 import {
@@ -18,11 +18,12 @@ import {
 } from '../../src/domain/api';
 import type { AppDeps, AppEnv } from '../context';
 import { devices, members, merchants, orders, packages, venues, wallets } from '../db/schema';
-import { HttpError, validationFailed } from '../lib/errors';
+import { HttpError } from '../lib/errors';
 import { parseJson, parseQuery } from '../lib/validate';
 import { offsetOf, pageOf, pageQuery } from '../lib/list';
 import { memberOf, requireMember } from '../member/member.middleware';
-import { IdempotencyKeySchema, payForDevice, rechargePackage, type PaymentDeps } from '../services/orders';
+import { idempotencyKey } from '../lib/idempotency-key';
+import { payForDevice, rechargePackage, type PaymentDeps } from '../services/orders';
 
 const PayBodySchema = PayRequestSchema.extend({ return_path: z.string().max(512).optional() });
 const RechargeBodySchema = RechargeRequestSchema.extend({ return_path: z.string().max(512).optional() });
@@ -38,19 +39,6 @@ const BOOKED = ['paid', 'started', 'completed', 'refunded', 'failed'] as const;
 export function paymentDeps(deps: AppDeps): PaymentDeps {
   const d = deps as AppDeps & { wechat?: PaymentDeps['wechat']; devices?: PaymentDeps['devices'] };
   return { db: d.db, now: d.now, wechat: d.wechat, devices: d.devices };
-}
-
-function idempotencyKey(c: Context<AppEnv>): string | undefined {
-  const raw = c.req.header('Idempotency-Key');
-  if (raw === undefined) return undefined;
-  const parsed = IdempotencyKeySchema.safeParse(raw);
-  if (!parsed.success) {
-    throw validationFailed(
-      { 'Idempotency-Key': parsed.error.issues[0]?.message ?? '格式有误' },
-      '请求头有误',
-    );
-  }
-  return parsed.data;
 }
 
 export function payRoutes(): Hono<AppEnv> {
