@@ -205,5 +205,5 @@ describe('withdrawals interleaved with pays, refunds and bonus credits (property
       Object.values(seen).every((n) => n > 0),
       JSON.stringify(seen),
     ).toBe(true);
-  });
+  }, 240_000);
 });
