@@ -92,6 +92,13 @@ export const DeviceListQuerySchema = PageQuerySchema.extend({
 });
 export type DeviceListQuery = z.input<typeof DeviceListQuerySchema>;
 
+/** `GET /backend/merchant/devices/options?merchant_id=`: what the forms and filters choose from. */
+export const DeviceOptionsQuerySchema = z.object({ merchant_id: QueryIdSchema.optional() });
+export interface DeviceOptions {
+  venues: { id: number; name: string; merchant_id: number }[];
+  products: { id: number; name: string; status: 'active' | 'retired' }[];
+}
+
 /** What runs on the device now. */
 export interface DeviceSessionNow {
   order_no: string;

@@ -4,6 +4,7 @@ import type {
   Device,
   DeviceCreate,
   DeviceListQuery,
+  DeviceOptions,
   DevicesCreated,
   DeviceUpdate,
 } from '../domain/devices.schema';
@@ -18,6 +19,8 @@ const query = (q: DeviceListQuery) => {
 
 export const devicesApi = {
   list: (q: DeviceListQuery = {}) => http.get<Page<Device>>(`/merchant/devices${query(q)}`),
+  options: (merchantId?: number) =>
+    http.get<DeviceOptions>(`/merchant/devices/options${merchantId ? `?merchant_id=${merchantId}` : ''}`),
   get: (id: number) => http.get<Device>(`/merchant/devices/${id}`),
   /** One device (answers the device) or, with `count`, a batch (answers `{ items }`). */
   create: (body: DeviceCreate) => http.post<Device | DevicesCreated>('/merchant/devices', body),

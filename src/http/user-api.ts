@@ -70,6 +70,12 @@ export const userApi = {
  * What `/user/pay` needs, all at once: the public device, venue and prices, and the member's profile (null when
  * there is no WeChat session yet, so the device still shows and the page offers 微信登录).
  */
+const DEVICE_MOVED = {
+  status: 409,
+  code: 'DEVICE_MOVED',
+  message: '设备已移至其他场地，此二维码已失效，请扫描设备上的新二维码',
+};
+
 export async function loadPayPage(deviceId: number, venueId: number): Promise<Outcome<PayPageData>> {
   const profile = toOutcome(() => userApi.profile());
   const [device, venue, prices, me] = await Promise.all([
@@ -78,6 +84,8 @@ export async function loadPayPage(deviceId: number, venueId: number): Promise<Ou
     toOutcome(() => userApi.prices(venueId)),
     profile,
   ]);
+  // An old label of a moved device: the link's venue is no longer the device's (its new label has the new one).
+  if (device.ok && device.value.venue_id !== venueId) return { ok: false, error: DEVICE_MOVED };
   for (const o of [device, venue, prices]) if (!o.ok) return o;
   if (!me.ok && me.error.code !== WECHAT_AUTH_REQUIRED) return me;
   if (!device.ok || !venue.ok || !prices.ok) throw new Error('unreachable');

@@ -123,4 +123,13 @@ describe('/user/pay screen', () => {
     // The finished attempt is forgotten, so the next visit starts a new one.
     expect(window.sessionStorage.length).toBe(0);
   }, 30_000);
+
+  it('an old label of a moved device says the device moved, not a bare error', async () => {
+    cookie = null;
+    const { device } = await demo();
+    // The label printed before the move carries the venue the device left.
+    open(`/user/pay?device_id=${device.id}&venue_id=${device.venue_id + 1}`);
+    expect(await screen.findByText('无法打开设备')).toBeTruthy();
+    expect(screen.getByText(/设备已移至其他场地.*新二维码/)).toBeTruthy();
+  });
 });

@@ -5,15 +5,17 @@
  * and enable. Scope comes from the token only; another merchant's ids answer 404. Every write leaves its audit rows
  * in its transaction.
  */
-import { asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import {
   DeviceCreateSchema,
   DeviceListQuerySchema,
+  DeviceOptionsQuerySchema,
   DeviceUpdateSchema,
   type Device,
+  type DeviceOptions,
 } from '../../../src/domain/devices.schema';
-import { assertOwnMerchant, requireStaff, staffOf } from '../../auth/staff.middleware';
+import { assertOwnMerchant, merchantWhere, requireStaff, staffOf } from '../../auth/staff.middleware';
 import type { AppEnv, StaffAuth } from '../../context';
 import type { Db, Tx } from '../../db/client';
 import { devices, products, venues } from '../../db/schema';
@@ -23,6 +25,9 @@ import { parseJson, parseParam, parseQuery } from '../../lib/validate';
 import { writeAudit } from '../../services/audit';
 import { deviceWhere, selectDevices, toDevice } from './devices.query';
 import { assertSerialFree, nextSerials } from './devices.serials';
+
+/** A ceiling on option lists (a merchant with more venues than this searches instead). */
+const MAX_OPTIONS = 500;
 
 interface Ctx {
   staff: StaffAuth;
@@ -93,6 +98,33 @@ export function devicesRoutes() {
         q,
       ),
     );
+  });
+
+  // What the device forms and filters choose from: the venues in scope and every model (retired ones marked), so a
+  // merchant needs no access to the venue or model management screens to add a device.
+  r.get('/options', async (c) => {
+    const staff = staffOf(c);
+    const q = parseQuery(c, DeviceOptionsQuerySchema);
+    const { db } = c.var.deps;
+    const [venueRows, productRows] = await Promise.all([
+      db
+        .select({ id: venues.id, name: venues.name, merchant_id: venues.merchant_id })
+        .from(venues)
+        .where(
+          and(
+            merchantWhere(staff, venues.merchant_id),
+            q.merchant_id ? eq(venues.merchant_id, q.merchant_id) : undefined,
+          ),
+        )
+        .orderBy(asc(venues.id))
+        .limit(MAX_OPTIONS),
+      db
+        .select({ id: products.id, name: products.name, status: products.status })
+        .from(products)
+        .orderBy(asc(products.status), asc(products.id))
+        .limit(MAX_OPTIONS),
+    ]);
+    return c.json({ venues: venueRows, products: productRows } satisfies DeviceOptions);
   });
 
   r.get('/:id', async (c) => c.json(await findDevice(c.var.deps.db, ctxOf(c), parseParam(c, 'id'))));

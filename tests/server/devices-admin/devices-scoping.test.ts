@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../../src/domain/api';
-import type { Device } from '../../../src/domain/devices.schema';
+import type { Device, DeviceOptions } from '../../../src/domain/devices.schema';
 import { createTestApp, type TestApp } from '../test-app';
 import { as, createOtherMerchant, send, snapshot } from './helpers';
 
@@ -44,6 +44,23 @@ describe('scoping', () => {
     expect(all.body.total).toBe(7);
     const onlyB = await t.json<Page<Device>>(`${URL}?merchant_id=${other.merchant_id}`, as(admin));
     expect(onlyB.body.items.map((d) => d.id)).toEqual([bDevice.id]);
+  });
+
+  it('options: each merchant chooses among its own venues; every model, retired ones marked', async () => {
+    const optA = await t.json<DeviceOptions>(`${URL}/options`, as(a, { headers: { 'X-MerchantID': '2' } }));
+    expect(optA.body.venues.map((v) => v.name)).toEqual(['星河广场店', '滨江社区店']);
+    expect(optA.body.products.map((p) => [p.name, p.status])).toEqual([
+      ['智能充电桩', 'active'],
+      ['共享按摩椅', 'active'],
+    ]);
+    const optB = await t.json<DeviceOptions>(`${URL}/options`, as(b));
+    expect(optB.body.venues.map((v) => v.id)).toEqual([other.venue_id]);
+    const optAdmin = await t.json<DeviceOptions>(
+      `${URL}/options?merchant_id=${other.merchant_id}`,
+      as(admin),
+    );
+    expect(optAdmin.body.venues.map((v) => v.id)).toEqual([other.venue_id]);
+    expect((await t.json<DeviceOptions>(`${URL}/options`, as(admin))).body.venues).toHaveLength(3);
   });
 
   it("another merchant's device or venue answers 404 on every read and write, forged headers or not", async () => {
