@@ -9,16 +9,10 @@ import type {
   DeviceUpdate,
 } from '../domain/devices.schema';
 import { http } from './client';
-
-const query = (q: DeviceListQuery) => {
-  const s = new URLSearchParams();
-  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== '') s.set(k, String(v));
-  const text = s.toString();
-  return text ? `?${text}` : '';
-};
+import { queryString } from './query-string';
 
 export const devicesApi = {
-  list: (q: DeviceListQuery = {}) => http.get<Page<Device>>(`/merchant/devices${query(q)}`),
+  list: (q: DeviceListQuery = {}) => http.get<Page<Device>>(`/merchant/devices${queryString(q)}`),
   options: (merchantId?: number) =>
     http.get<DeviceOptions>(`/merchant/devices/options${merchantId ? `?merchant_id=${merchantId}` : ''}`),
   get: (id: number) => http.get<Device>(`/merchant/devices/${id}`),
