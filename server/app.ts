@@ -14,6 +14,7 @@ import { venuesRoutes } from './routes/venues/venues.routes';
 import { packagesRoutes } from './routes/packages/packages.routes';
 import { walletRoutes } from './routes/wallet/wallet.routes';
 import { adminWithdrawalsRoutes, merchantWithdrawalsRoutes } from './routes/withdrawals/withdrawals.routes';
+import { merchantsRoutes } from './routes/merchants/merchants.routes';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { dailyRoutes, reportsRoutes } from './routes/reports/reports.routes';
 import { healthRoutes } from './health/health.routes';
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/backend/merchant/devices', devicesRoutes());
   app.route('/backend/merchant/venues', venuesRoutes());
   app.route('/backend/merchant/packages', packagesRoutes());
+  app.route('/backend/admin/merchants', merchantsRoutes());
   app.route('/backend/dashboard', dashboardRoutes());
   app.route('/backend/reports', reportsRoutes());
   app.route('/backend/daily', dailyRoutes());

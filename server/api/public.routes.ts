@@ -65,6 +65,7 @@ export function publicRoutes(): Hono<AppEnv> {
         address: venues.address,
         merchant_id: merchants.id,
         merchant_name: merchants.name,
+        merchant_status: merchants.status,
       })
       .from(venues)
       .innerJoin(merchants, eq(merchants.id, venues.merchant_id))
@@ -74,7 +75,7 @@ export function publicRoutes(): Hono<AppEnv> {
       id: v.id,
       name: v.name,
       address: v.address,
-      merchant: { id: v.merchant_id, name: v.merchant_name },
+      merchant: { id: v.merchant_id, name: v.merchant_name, status: v.merchant_status },
     };
     return c.json(body);
   });

@@ -99,7 +99,11 @@ export interface PublicVenue {
   id: number;
   name: string;
   address: string;
-  merchant: { id: number; name: string };
+  /**
+   * `status` was added later (fields are only ever added): `disabled` when the platform stopped the merchant, whose
+   * devices then take no new payments (docs/decisions.md D14). Absent means active.
+   */
+  merchant: { id: number; name: string; status?: 'active' | 'disabled' };
 }
 
 export interface ServicePrice {

@@ -5,7 +5,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { formatFen } from '../domain/money';
 import type { PayMachine } from './pay.machine';
-import { deviceIsAvailable, selectedPriceOf, walletBalanceOf } from './pay.setup';
+import { deviceIsAvailable, merchantIsClosed, selectedPriceOf, walletBalanceOf } from './pay.setup';
 import type { PayEvent } from './pay.types';
 
 export type PaySnapshot = SnapshotFrom<PayMachine>;
@@ -59,10 +59,16 @@ export const selectMember = (s: PaySnapshot) => s.context.data?.profile?.member 
 export const selectBalance = (s: PaySnapshot) => walletBalanceOf(s.context);
 export const selectOrderNo = (s: PaySnapshot) => s.context.attempt?.order_no ?? null;
 
+export const MERCHANT_CLOSED = '该商户已停止营业，暂时无法支付或充值';
+
+/** True when the device's merchant was stopped: the page shows why instead of the pay buttons. */
+export const selectMerchantClosed = (s: PaySnapshot) => merchantIsClosed(s.context);
+
 /** Why the device cannot be paid for, in Chinese; null when it can. */
 export function selectDeviceProblem(s: PaySnapshot): string | null {
   const d = s.context.data?.device;
   if (!d || deviceIsAvailable(s.context)) return null;
+  if (merchantIsClosed(s.context)) return MERCHANT_CLOSED;
   if (!d.online || d.status === 'offline') return '设备离线，暂时无法使用';
   if (d.status === 'running') return '设备正在使用中，请稍后再试';
   if (d.status === 'fault') return '设备故障，请联系商家';

@@ -59,10 +59,15 @@ export function selectedPriceOf(context: PayContext) {
   return context.data?.prices.find((p) => p.id === context.price_id) ?? null;
 }
 
-/** A device can be paid for only when it is online and idle. */
+/** The platform stopped the device's merchant: no new payment there (docs/decisions.md D14). */
+export function merchantIsClosed(context: PayContext): boolean {
+  return context.data?.venue.merchant.status === 'disabled';
+}
+
+/** A device can be paid for only when it is online and idle and its merchant is open. */
 export function deviceIsAvailable(context: PayContext): boolean {
   const d = context.data?.device;
-  return Boolean(d && d.online && d.status === 'idle');
+  return Boolean(d && d.online && d.status === 'idle') && !merchantIsClosed(context);
 }
 
 /** The value of an outcome a guard already found `ok`. */

@@ -6,7 +6,9 @@ import './user-dom';
  * into the app with the member's real session cookie. Nothing of ours is faked.
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { merchants } from '../../server/db/schema';
 import { ROUTES } from '../../src/domain/routes';
 import { formatFen } from '../../src/domain/money';
 import { configureHttp, resetHttp } from '../../src/http/client';
@@ -131,5 +133,39 @@ describe('/user/pay screen', () => {
     open(`/user/pay?device_id=${device.id}&venue_id=${device.venue_id + 1}`);
     expect(await screen.findByText('无法打开设备')).toBeTruthy();
     expect(screen.getByText(/设备已移至其他场地.*新二维码/)).toBeTruthy();
+  });
+});
+
+async function openDemo() {
+  const [device] = await demoDevices(world);
+  window.history.replaceState(null, '', `/user/pay?device_id=${device!.id}&venue_id=${device!.venue_id}`);
+  render(<PayScreen route={route} params={{}} />);
+  expect(await screen.findByText(device!.name)).toBeTruthy();
+}
+
+const setStatus = (status: 'active' | 'disabled') =>
+  world.database.db.update(merchants).set({ status }).where(eq(merchants.id, 1));
+
+// A merchant the platform disabled (docs/decisions.md D14): why, instead of the pay buttons.
+describe('/user/pay at a disabled merchant', () => {
+  it('says the merchant stopped instead of offering 余额支付, 微信支付 and 充值', async () => {
+    cookie = (await world.signIn('component-closed')).cookie;
+    await setStatus('disabled');
+    try {
+      await openDemo();
+      expect((await screen.findByTestId('merchant-closed')).textContent).toContain('该商户已停止营业');
+      expect(screen.queryByRole('button', { name: /余额支付/ })).toBeNull();
+      expect(screen.queryByRole('button', { name: '微信支付' })).toBeNull();
+      expect(screen.queryByRole('button', { name: '充值' })).toBeNull();
+    } finally {
+      await setStatus('active');
+    }
+  });
+
+  it('enabled again: the pay buttons are back and the message is gone', async () => {
+    await openDemo();
+    expect(await screen.findByRole('button', { name: '微信支付' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: '充值' })).toBeTruthy();
+    expect(screen.queryByTestId('merchant-closed')).toBeNull();
   });
 });

@@ -85,7 +85,7 @@ describe('GET /backend/api/venues/:id', () => {
       id: 1,
       name: '星河广场店',
       address: '杭州市西湖区文三路 88 号星河广场 1 楼',
-      merchant: { id: 1, name: '星河共享自助' },
+      merchant: { id: 1, name: '星河共享自助', status: 'active' },
     });
     const missing = await t.json<{ code: string; message: string }>('/backend/api/venues/424242');
     expect(missing.status).toBe(404);

@@ -77,3 +77,15 @@ export const postJson = (body: unknown, headers: Record<string, string> = {}): R
   headers: { 'content-type': 'application/json', ...headers },
   body: typeof body === 'string' ? body : JSON.stringify(body),
 });
+
+/** `init` sent as the staff account of `token` (its headers kept). */
+export const asStaff = (token: string, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: {
+    ...(init.headers as Record<string, string>),
+    ...(bearer(token).headers as Record<string, string>),
+  },
+});
+
+/** A JSON body sent with `method` (PUT, DELETE, ...). */
+export const sendJson = (method: string, body: unknown): RequestInit => ({ ...postJson(body), method });

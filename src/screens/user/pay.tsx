@@ -24,6 +24,7 @@ export default function PayScreen({ route }: ScreenProps) {
   const progress = sel.selectProgressText(s);
   const deviceProblem = sel.selectDeviceProblem(s);
   const signedIn = sel.selectIsSignedIn(s);
+  const closed = sel.selectMerchantClosed(s);
   const header = (
     <PageHeader
       title={route.title}
@@ -60,7 +61,7 @@ export default function PayScreen({ route }: ScreenProps) {
       {header}
       <main className="space-y-4 px-4 pt-4 pb-10" data-view={view}>
         <DeviceCard device={data.device} venue={data.venue} />
-        {deviceProblem && <div className="alert alert-error text-sm">{deviceProblem}</div>}
+        {deviceProblem && !closed && <div className="alert alert-error text-sm">{deviceProblem}</div>}
         {s.context.notice && <div className="alert alert-info text-sm">{s.context.notice}</div>}
 
         {failure && (
@@ -82,7 +83,7 @@ export default function PayScreen({ route }: ScreenProps) {
           <PriceCards
             prices={data.prices}
             selectedId={price?.id ?? null}
-            disabled={sel.selectIsBusy(s)}
+            disabled={sel.selectIsBusy(s) || closed}
             onSelect={(price_id) => actor.send({ type: 'price.select', price_id })}
           />
         </section>
@@ -94,13 +95,15 @@ export default function PayScreen({ route }: ScreenProps) {
                 <p className="text-xs text-base-content/60">账户余额（{data.venue.merchant.name}）</p>
                 <Money fen={sel.selectBalance(s)} className="text-xl font-semibold" />
               </div>
-              <button
-                type="button"
-                className="btn btn-outline btn-sm"
-                onClick={() => actor.send({ type: 'recharge.open' })}
-              >
-                充值
-              </button>
+              {!closed && (
+                <button
+                  type="button"
+                  className="btn btn-outline btn-sm"
+                  onClick={() => actor.send({ type: 'recharge.open' })}
+                >
+                  充值
+                </button>
+              )}
             </>
           ) : (
             <>
@@ -116,7 +119,12 @@ export default function PayScreen({ route }: ScreenProps) {
           )}
         </section>
 
-        {view !== 'failed' && !sel.selectIsBusy(s) && (
+        {closed && (
+          <div className="alert alert-error text-sm" role="alert" data-testid="merchant-closed">
+            {sel.MERCHANT_CLOSED}。正在使用的设备不受影响。
+          </div>
+        )}
+        {!closed && view !== 'failed' && !sel.selectIsBusy(s) && (
           <section className="space-y-2">
             <button
               type="button"

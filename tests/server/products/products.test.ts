@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../../src/domain/api';
 import type { Product } from '../../../src/domain/products.schema';
 import { audit_log, products } from '../../../server/db/schema';
-import { bearer, createTestApp, postJson, type TestApp } from '../test-app';
+import { asStaff, createTestApp, sendJson, type TestApp } from '../test-app';
 
 let t: TestApp;
 let admin: string;
@@ -21,14 +21,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const as = (token: string, init: RequestInit = {}) => ({
-  ...init,
-  headers: {
-    ...(init.headers as Record<string, string>),
-    ...(bearer(token).headers as Record<string, string>),
-  },
-});
-const send = (method: string, body: unknown) => ({ ...postJson(body), method });
+const as = asStaff;
+const send = sendJson;
 const snapshot = async () => ({
   rows: await t.deps.db.select().from(products).orderBy(products.id),
   audits: (await t.deps.db.select({ n: count() }).from(audit_log))[0]!.n,
