@@ -1,7 +1,14 @@
 import type { ScreenProps } from '../../app/screen-registry';
-import { StaffPage } from '../shared/staff-page';
+import { ReportScreen } from '../reports/report-screen';
 
-/** 今日的充值订单与合计金额。 */
+/** 充值日报: one day's recharges by method (WeChat, cash); an employee sees the cash recharges they took. */
 export default function DailyRechargeScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="今日的充值订单与合计金额。" />;
+  return (
+    <ReportScreen
+      route={route}
+      kind="recharge"
+      daily
+      description="当日的会员充值：微信与现金，实付与赠送分开。"
+    />
+  );
 }

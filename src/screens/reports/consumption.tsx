@@ -1,7 +1,14 @@
 import type { ScreenProps } from '../../app/screen-registry';
-import { StaffPage } from '../shared/staff-page';
+import { ReportScreen } from './report-screen';
 
-/** 按日统计的消费订单、金额与退款。 */
+/** 按场地与支付方式统计消费金额，退款单列。 */
 export default function ConsumptionReportScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="按日统计的消费订单、金额与退款。" />;
+  return (
+    <ReportScreen
+      route={route}
+      kind="consumption"
+      daily={false}
+      description="按场地与支付方式统计消费金额，退款单列。"
+    />
+  );
 }

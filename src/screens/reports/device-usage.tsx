@@ -1,7 +1,14 @@
 import type { ScreenProps } from '../../app/screen-registry';
-import { StaffPage } from '../shared/staff-page';
+import { ReportScreen } from './report-screen';
 
-/** 按设备统计的使用次数、时长与收入。 */
+/** 按设备统计使用次数、使用时长、收入与利用率。 */
 export default function DeviceUsageReportScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="按设备统计的使用次数、时长与收入。" />;
+  return (
+    <ReportScreen
+      route={route}
+      kind="device-usage"
+      daily={false}
+      description="按设备统计使用次数、使用时长、收入与利用率。"
+    />
+  );
 }

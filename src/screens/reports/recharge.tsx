@@ -1,7 +1,14 @@
 import type { ScreenProps } from '../../app/screen-registry';
-import { StaffPage } from '../shared/staff-page';
+import { ReportScreen } from './report-screen';
 
-/** 按日统计的会员充值金额与笔数（微信与现金）。 */
+/** 按支付方式统计会员充值的实付、赠送与退款。 */
 export default function RechargeReportScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="按日统计的会员充值金额与笔数（微信与现金）。" />;
+  return (
+    <ReportScreen
+      route={route}
+      kind="recharge"
+      daily={false}
+      description="按支付方式统计会员充值的实付、赠送与退款。"
+    />
+  );
 }

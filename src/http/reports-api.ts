@@ -1,0 +1,101 @@
+/**
+ * Typed endpoints of `/backend/reports/...` and `/backend/daily/...` over the one HTTP client, the filter options
+ * (venues, merchants for the admin), and the CSV download: a streamed fetch that reports its progress.
+ */
+import type { Page } from '../domain/api';
+import type { DailyKind, ReportAnswers, ReportKind } from '../domain/reports.schema';
+import { ApiRequestError, headersFor, http, httpConfig } from './client';
+import { queryString as query } from './query-string';
+import { venuesApi } from './venues-api';
+
+export interface Option {
+  id: number;
+  name: string;
+}
+
+/** What a screen asks for (ids as numbers; `from`/`to` for a report, `date` for a daily figure). */
+export interface ReportParams {
+  from?: string | undefined;
+  to?: string | undefined;
+  date?: string | undefined;
+  venue_id?: number | undefined;
+  merchant_id?: number | undefined;
+  format?: 'json' | 'csv';
+}
+
+export function reportPath(kind: ReportKind, q: ReportParams, daily = false): string {
+  return `/${daily ? 'daily' : 'reports'}/${kind}${query(q)}`;
+}
+
+export const reportsApi = {
+  report: <K extends ReportKind>(kind: K, q: ReportParams) => http.get<ReportAnswers[K]>(reportPath(kind, q)),
+  daily: <K extends DailyKind>(kind: K, q: ReportParams) =>
+    http.get<ReportAnswers[K]>(reportPath(kind, q, true)),
+  /** The venues a filter may offer (the first 100, by the venues list of the merchant). */
+  venues: (merchant_id?: number) =>
+    venuesApi
+      .list({ page_size: 100, merchant_id: merchant_id ? String(merchant_id) : undefined })
+      .then((p) => p.items),
+  /** The merchants the admin may pick. */
+  merchants: () => http.get<Page<Option>>('/admin/merchants?page_size=100').then((p) => p.items),
+};
+
+export interface Download {
+  blob: Blob;
+  fileName: string;
+}
+
+/** The file name from `Content-Disposition` (`filename*` first), or the fallback. */
+export function fileNameOf(header: string | null, fallback: string): string {
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(header ?? '');
+  if (star?.[1]) return decodeURIComponent(star[1]);
+  const plain = /filename="([^"]+)"/i.exec(header ?? '');
+  return plain?.[1] ?? fallback;
+}
+
+/**
+ * Fetches `path` (a report path with `format=csv`) as a file, calling `onProgress` with the bytes received so far
+ * as they arrive. Rejects with an ApiRequestError on an error answer or a broken connection.
+ */
+export async function downloadCsv(
+  path: string,
+  onProgress: (bytes: number) => void,
+  signal?: AbortSignal,
+): Promise<Download> {
+  const cfg = httpConfig();
+  const url = `${cfg.baseURL}${path}`;
+  const doFetch = cfg.fetch ?? globalThis.fetch.bind(globalThis);
+  let res: Response;
+  try {
+    res = await doFetch(url, { headers: headersFor(path), signal });
+  } catch {
+    throw new ApiRequestError({ status: 0, code: 'NETWORK', message: '网络异常，导出失败', url });
+  }
+  if (!res.ok || !res.body) {
+    const body = (await res.json().catch(() => ({}))) as { code?: string; message?: string };
+    throw new ApiRequestError({
+      status: res.status,
+      code: body.code ?? `HTTP_${res.status}`,
+      message: body.message ?? `导出失败（${res.status}）`,
+      url,
+    });
+  }
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.byteLength;
+      onProgress(bytes);
+    }
+  } catch {
+    throw new ApiRequestError({ status: 0, code: 'NETWORK', message: '下载中断，请重试', url });
+  }
+  return {
+    blob: new Blob(chunks as BlobPart[], { type: 'text/csv;charset=utf-8' }),
+    fileName: fileNameOf(res.headers.get('content-disposition'), 'report.csv'),
+  };
+}
