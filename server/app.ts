@@ -15,6 +15,8 @@ import { packagesRoutes } from './routes/packages/packages.routes';
 import { walletRoutes } from './routes/wallet/wallet.routes';
 import { adminWithdrawalsRoutes, merchantWithdrawalsRoutes } from './routes/withdrawals/withdrawals.routes';
 import { merchantsRoutes } from './routes/merchants/merchants.routes';
+import { employeeRoutes } from './routes/employee/employee.routes';
+import { deviceControlRoutes } from './routes/device-control/device-control.routes';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { dailyRoutes, reportsRoutes } from './routes/reports/reports.routes';
 import { healthRoutes } from './health/health.routes';
@@ -75,6 +77,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/backend/auth', authRoutes());
   app.route('/backend/admin/permissions', permissionsRoutes());
   app.route('/backend/admin/products', productsRoutes());
+  // Start and stop first: the devices resource guards all its paths with merchant.devices, employees may start too.
+  app.route('/backend/merchant/devices', deviceControlRoutes());
   app.route('/backend/merchant/devices', devicesRoutes());
   app.route('/backend/merchant/venues', venuesRoutes());
   app.route('/backend/merchant/packages', packagesRoutes());
@@ -85,6 +89,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/backend/wallet', walletRoutes());
   app.route('/backend/merchant/withdrawals', merchantWithdrawalsRoutes());
   app.route('/backend/admin/withdrawals', adminWithdrawalsRoutes());
+  app.route('/backend/employee', employeeRoutes());
 
   // ---------------------------------------------------------------- public, no sign-in: /backend/api
   app.route('/backend/api/query', queryRoutes());

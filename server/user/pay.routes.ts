@@ -89,7 +89,12 @@ export function payRoutes(): Hono<AppEnv> {
     const { merchant_id } = parseQuery(c, OptionalMerchantQuerySchema);
     const { db } = c.var.deps;
     const [member] = await db
-      .select({ id: members.id, nickname: members.nickname, avatar_url: members.avatar_url })
+      .select({
+        id: members.id,
+        nickname: members.nickname,
+        avatar_url: members.avatar_url,
+        code: members.code,
+      })
       .from(members)
       .where(eq(members.id, memberId));
     if (!member) throw new HttpError(401, 'WECHAT_AUTH_REQUIRED', '需要微信授权');

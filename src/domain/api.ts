@@ -115,7 +115,8 @@ export interface ServicePrice {
 
 export interface OrderStatus {
   order_no: string;
-  kind: 'recharge' | 'consume';
+  /** service: a free start by staff (no money). */
+  kind: 'recharge' | 'consume' | 'service';
   status: 'pending' | 'paid' | 'started' | 'completed' | 'refunded' | 'closed' | 'failed';
   amount_fen: number;
 }
@@ -131,7 +132,8 @@ export interface MemberWallet {
 }
 
 export interface UserProfile {
-  member: { id: number; nickname: string; avatar_url: string };
+  /** `code`: the member code shown on /user/profile (docs/decisions.md D12). */
+  member: { id: number; nickname: string; avatar_url: string; code: string };
   wallets: MemberWallet[];
 }
 

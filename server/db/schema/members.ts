@@ -1,4 +1,5 @@
 /** Members (end users, WeChat identities), their cookie sessions and OAuth states. Money is integer fen (docs/decisions.md D5). */
+import { sql } from 'drizzle-orm';
 import { index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt, id, ts } from './columns';
 
@@ -8,6 +9,14 @@ export const members = pgTable('members', {
   unionid: text(),
   nickname: text().notNull().default(''),
   avatar_url: text().notNull().default(''),
+  /**
+   * The member code an employee scans or types (docs/decisions.md D12): 8 digits with a Damm check digit, drawn at
+   * random by the SQL function `member_code()` (migration 0004) for every new row, whoever inserts it.
+   */
+  code: text()
+    .notNull()
+    .unique()
+    .default(sql`member_code()`),
   created_at: createdAt(),
 });
 

@@ -11,8 +11,10 @@ export const orders = pgTable(
   {
     id: id(),
     order_no: text().notNull().unique(),
-    kind: text({ enum: ['recharge', 'consume'] }).notNull(),
-    method: text({ enum: ['wallet', 'wechat', 'cash'] }).notNull(),
+    /** service: a free start by staff (a reason in `note`, audited); it moves no money and is not revenue. */
+    kind: text({ enum: ['recharge', 'consume', 'service'] }).notNull(),
+    /** free: a service start (no money). */
+    method: text({ enum: ['wallet', 'wechat', 'cash', 'free'] }).notNull(),
     /**
      * pending: waiting for WeChat payment; paid: money taken, device not yet acknowledged;
      * started: device running; completed: session ended normally; refunded: money returned (fully or unused part);
@@ -29,8 +31,10 @@ export const orders = pgTable(
     device_id: integer().references(() => devices.id),
     price_id: integer().references(() => service_prices.id),
     package_id: integer().references(() => packages.id),
-    /** Staff account that took cash (method 'cash'). */
+    /** Staff account that took cash (method 'cash') or started the device (kind 'service'). */
     operator_account_id: integer().references(() => accounts.id),
+    /** What the staff wrote: the note of a cash recharge, the reason of a service start. */
+    note: text(),
     amount_fen: integer().notNull(),
     /** Recharges: the bonus credited on top. Consumes: the part of amount_fen taken from bonus. */
     bonus_fen: integer().notNull().default(0),
@@ -46,9 +50,10 @@ export const orders = pgTable(
     created_at: createdAt(),
   },
   (t) => [
-    check('orders_amount', sql`${t.amount_fen} > 0`),
+    check('orders_amount', sql`${t.amount_fen} > 0 or (${t.kind} = 'service' and ${t.amount_fen} = 0)`),
     check('orders_refund', sql`${t.refunded_fen} between 0 and ${t.amount_fen}`),
     uniqueIndex('orders_member_idem_uq').on(t.member_id, t.idempotency_key),
+    uniqueIndex('orders_operator_idem_uq').on(t.operator_account_id, t.idempotency_key),
     index('orders_member_idx').on(t.member_id, t.created_at),
     index('orders_merchant_idx').on(t.merchant_id, t.created_at),
     index('orders_status_idx').on(t.status),
