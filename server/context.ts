@@ -3,6 +3,7 @@
  * context as `c.var.deps`; parts of the server add OPTIONAL fields here (wechat, devices, ...) so tests that do
  * not need them can leave them out.
  */
+import type { Hono } from 'hono';
 import type { Db } from './db/client';
 import type { Env } from './env';
 import type { Wechat } from './wechat/types';
@@ -15,6 +16,13 @@ export type StartHook = (
   deps: AppDeps,
 ) => void | (() => Promise<void> | void) | Promise<void | (() => Promise<void> | void)>;
 
+/** A router a start hook hands to the app, mounted at `path` (the sandboxes). */
+export interface Mount {
+  path: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  routes: Hono<any>;
+}
+
 export interface AppDeps {
   db: Db;
   env: Env;
@@ -24,6 +32,8 @@ export interface AppDeps {
   dbKind?: 'pglite' | 'postgres';
   /** Background work started with the server and stopped on close; see StartHook. */
   onStart?: StartHook[];
+  /** Routers added by start hooks (the sandboxes), mounted by the app in order. */
+  mounts?: Mount[];
   /** Where the built client is (default `dist/`); tests point it at a temp dir. */
   clientDir?: string;
   // Optional parts (each built by its start hook; tests that do not need one leave it out):

@@ -1,12 +1,12 @@
 /**
- * Chooses live WeChat or the built-in sandbox from the environment and builds the clients. Live mode needs every
- * credential variable; with none of them set the sandbox runs (and its routes are mounted) with the embedded DB and
- * a loopback PUBLIC_URL, or anywhere else only when WECHAT_SANDBOX=true. A partial set is a start-up error, because
- * silently falling back to the sandbox in production would take no real money.
+ * Production wiring of WeChat: decides live or sandbox from the environment (`wechatMode`) and builds the live
+ * clients (`createLiveWechat`). Live mode needs every credential variable; with none of them set the sandbox runs
+ * with the embedded DB and a loopback PUBLIC_URL, or anywhere else only when WECHAT_SANDBOX=true. A partial set is a
+ * start-up error, because silently falling back to the sandbox in production would take no real money. The sandbox
+ * itself is built and mounted by its own start hook (server/sandbox/sandbox.start-hook.ts); nothing here imports it.
  */
 import fs from 'node:fs';
 import type { Db } from '../db/client';
-import { createWechatSandbox, type WechatSandboxOptions } from '../sandbox/index';
 import { WechatOAuthClient } from './oauth';
 import { WechatPayClient } from './pay';
 import type { FetchLike, Wechat } from './types';
@@ -57,8 +57,6 @@ export interface CreateWechatOptions {
   /** For the clients and the sandbox's notification sender (tests: an in-process `app.request`). */
   fetch?: FetchLike;
   now?: () => number;
-  /** Sandbox tuning (poll period, retry factor, fixed keys, extra hosts). */
-  sandbox?: Partial<Omit<WechatSandboxOptions, 'db' | 'publicUrl' | 'notifyUrl'>>;
 }
 
 /** PEM given inline (with real or `\n`-escaped newlines) or as a file path. */
@@ -82,13 +80,22 @@ export function isLoopbackUrl(url: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
 }
 
-/** Live WeChat when every credential is configured, otherwise the sandbox. */
-export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): Promise<Wechat> {
-  // Read on use: a server started on port 0 sets env.PUBLIC_URL only once it listens (server/start.ts).
+/** The URLs WeChat Pay calls back (read on use: a server on port 0 learns its PUBLIC_URL only once it listens). */
+export function wechatUrls(env: WechatEnv) {
   const publicUrl = () => env.PUBLIC_URL.replace(/\/+$/, '');
-  const notifyUrl = () => env.WECHAT_NOTIFY_URL || `${publicUrl()}${PAY_NOTIFY_PATH}`;
-  // Refunds go back to the wallet in this product, so no refund notify route is needed unless configured.
-  const refundNotifyUrl = env.WECHAT_REFUND_NOTIFY_URL || undefined;
+  return {
+    publicUrl,
+    notifyUrl: () => env.WECHAT_NOTIFY_URL || `${publicUrl()}${PAY_NOTIFY_PATH}`,
+    // Refunds go back to the wallet in this product, so no refund notify route is needed unless configured.
+    refundNotifyUrl: env.WECHAT_REFUND_NOTIFY_URL || undefined,
+  };
+}
+
+/**
+ * Live when every credential is configured, the sandbox when none is and it is allowed here; throws (a start-up
+ * error) on a partial configuration or a sandbox that would face the internet without WECHAT_SANDBOX=true.
+ */
+export function wechatMode(env: WechatEnv): 'live' | 'sandbox' {
   const set = LIVE_VARS.filter((k) => env[k]);
   if (set.length > 0 && set.length < LIVE_VARS.length) {
     const missing = LIVE_VARS.filter((k) => !env[k]);
@@ -96,48 +103,7 @@ export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): P
       `微信配置不完整：已设置 ${set.join(', ')}，还缺少 ${missing.join(', ')}（全部不设置则使用沙箱）`,
     );
   }
-
-  if (set.length === LIVE_VARS.length) {
-    const apiV3Key = env.WECHAT_APIV3_KEY!;
-    if (Buffer.byteLength(apiV3Key, 'utf8') !== 32) throw new Error('WECHAT_APIV3_KEY 必须是 32 个字符');
-    for (const [name, url] of [
-      ['WECHAT_NOTIFY_URL', notifyUrl()],
-      ['WECHAT_REFUND_NOTIFY_URL', refundNotifyUrl],
-    ] as const) {
-      if (!url) continue;
-      const u = new URL(url);
-      if (u.protocol !== 'https:' || u.search) {
-        throw new Error(`${name}（${url}）必须是公网可访问的 https 地址，且不能带查询参数`);
-      }
-    }
-    const oauth = new WechatOAuthClient({
-      appid: env.WECHAT_APPID!,
-      secret: env.WECHAT_SECRET!,
-      authorizeBase: env.WECHAT_OAUTH_AUTHORIZE_BASE || 'https://open.weixin.qq.com',
-      apiBase: env.WECHAT_API_BASE || 'https://api.weixin.qq.com',
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    });
-    const pay = new WechatPayClient({
-      appid: env.WECHAT_APPID!,
-      mchid: env.WECHAT_MCHID!,
-      merchantSerialNo: env.WECHAT_MCH_SERIAL!,
-      merchantPrivateKey: pem(env.WECHAT_MCH_PRIVATE_KEY!, 'WECHAT_MCH_PRIVATE_KEY'),
-      apiV3Key,
-      platformPublicKeys: {
-        [env.WECHAT_PLATFORM_PUBLIC_KEY_ID!]: pem(
-          env.WECHAT_PLATFORM_PUBLIC_KEY!,
-          'WECHAT_PLATFORM_PUBLIC_KEY',
-        ),
-      },
-      apiBase: env.WECHAT_PAY_API_BASE || 'https://api.mch.weixin.qq.com',
-      notifyUrl: notifyUrl(),
-      ...(refundNotifyUrl ? { refundNotifyUrl } : {}),
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
-      ...(opts.now ? { now: opts.now } : {}),
-    });
-    return { mode: 'live', oauth, pay };
-  }
-
+  if (set.length === LIVE_VARS.length) return 'live';
   // The sandbox's cashier marks orders paid without real money: never let a deployment that merely forgot its
   // credentials fall into it. By default it runs only for a laptop (embedded DB, PUBLIC_URL on loopback).
   const loopback = isLoopbackUrl(env.PUBLIC_URL);
@@ -151,24 +117,49 @@ export async function createWechat(env: WechatEnv, opts: CreateWechatOptions): P
         '仅在测试环境中如需沙箱，请设置 WECHAT_SANDBOX=true',
     );
   }
-  const factor = Number(opts.sandbox?.retryFactor ?? env.WECHAT_SANDBOX_RETRY_FACTOR ?? 1);
-  const sandbox = await createWechatSandbox({
-    ...opts.sandbox,
-    db: opts.db,
-    publicUrl,
-    notifyUrl,
+  return 'sandbox';
+}
+
+/** The live clients (every credential configured; `wechatMode` said 'live'). */
+export function createLiveWechat(env: WechatEnv, opts: CreateWechatOptions): Wechat {
+  if (wechatMode(env) !== 'live') throw new Error('createLiveWechat: WeChat credentials are not configured');
+  const { notifyUrl, refundNotifyUrl } = wechatUrls(env);
+  const apiV3Key = env.WECHAT_APIV3_KEY!;
+  if (Buffer.byteLength(apiV3Key, 'utf8') !== 32) throw new Error('WECHAT_APIV3_KEY 必须是 32 个字符');
+  for (const [name, url] of [
+    ['WECHAT_NOTIFY_URL', notifyUrl()],
+    ['WECHAT_REFUND_NOTIFY_URL', refundNotifyUrl],
+  ] as const) {
+    if (!url) continue;
+    const u = new URL(url);
+    if (u.protocol !== 'https:' || u.search) {
+      throw new Error(`${name}（${url}）必须是公网可访问的 https 地址，且不能带查询参数`);
+    }
+  }
+  const oauth = new WechatOAuthClient({
+    appid: env.WECHAT_APPID!,
+    secret: env.WECHAT_SECRET!,
+    authorizeBase: env.WECHAT_OAUTH_AUTHORIZE_BASE || 'https://open.weixin.qq.com',
+    apiBase: env.WECHAT_API_BASE || 'https://api.weixin.qq.com',
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+  const pay = new WechatPayClient({
+    appid: env.WECHAT_APPID!,
+    mchid: env.WECHAT_MCHID!,
+    merchantSerialNo: env.WECHAT_MCH_SERIAL!,
+    merchantPrivateKey: pem(env.WECHAT_MCH_PRIVATE_KEY!, 'WECHAT_MCH_PRIVATE_KEY'),
+    apiV3Key,
+    platformPublicKeys: {
+      [env.WECHAT_PLATFORM_PUBLIC_KEY_ID!]: pem(
+        env.WECHAT_PLATFORM_PUBLIC_KEY!,
+        'WECHAT_PLATFORM_PUBLIC_KEY',
+      ),
+    },
+    apiBase: env.WECHAT_PAY_API_BASE || 'https://api.mch.weixin.qq.com',
+    notifyUrl: notifyUrl(),
     ...(refundNotifyUrl ? { refundNotifyUrl } : {}),
-    retryFactor: Number.isFinite(factor) && factor > 0 ? factor : 1,
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });
-  // Retries and delayed deliveries need the timer; it is unref'd and stopped by `sandbox.stop()`.
-  sandbox.start();
-  return {
-    mode: 'sandbox',
-    oauth: new WechatOAuthClient(sandbox.oauthConfig),
-    pay: new WechatPayClient(sandbox.payConfig),
-    sandboxRoutes: sandbox.routes,
-    sandbox,
-  };
+  return { mode: 'live', oauth, pay };
 }

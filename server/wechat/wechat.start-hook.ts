@@ -1,16 +1,12 @@
 /**
- * Start hook: builds `deps.wechat` from the environment (live WeChat or the sandbox, see config.ts) unless a test
- * supplied one, and stops the sandbox's notification sender on close.
+ * Start hook: builds `deps.wechat` with the live clients unless it is already there (a test's, or the sandbox's
+ * built by server/sandbox/sandbox.start-hook.ts, which runs first).
  */
 import type { StartHook } from '../context';
-import { createWechat } from './config';
+import { createLiveWechat } from './config';
 
-export const wechatStartHook: StartHook = async (deps) => {
+export const wechatStartHook: StartHook = (deps) => {
   if (deps.wechat) return;
-  const wechat = await createWechat(deps.env, { db: deps.db });
-  deps.wechat = wechat;
-  if (wechat.mode === 'live') console.log('WeChat: live (real credentials configured)');
-  return async () => {
-    await wechat.sandbox?.stop();
-  };
+  deps.wechat = createLiveWechat(deps.env, { db: deps.db });
+  console.log('WeChat: live (real credentials configured)');
 };

@@ -39,3 +39,12 @@ describe('file names and sizes', () => {
     expect(big.filter((f) => !known.includes(f))).toEqual([]);
   });
 });
+
+describe('sandboxes apart', () => {
+  it('only the start-up list (server/start.ts) imports the sandbox folder; production wiring never does', () => {
+    const importers = files
+      .filter((f) => f.startsWith('server/') && !f.startsWith('server/sandbox/'))
+      .filter((f) => /from '[./]*sandbox\//.test(fs.readFileSync(path.join(root, f), 'utf8')));
+    expect(importers).toEqual(['server/start.ts']);
+  });
+});

@@ -13,7 +13,8 @@ import {
   createDevicesForDeps,
   type DevicesForDepsOptions,
 } from '../../server/services/devices/devices.start-hook';
-import { createWechat } from '../../server/wechat/config';
+import { sandboxMounts } from '../../server/sandbox/sandbox.start-hook';
+import { createWechat } from '../../server/sandbox/wechat-sandbox';
 import type { Wechat } from '../../server/wechat/types';
 import type { Database } from '../../server/db/client';
 import { createTestDb } from './test-db';
@@ -85,12 +86,9 @@ export async function createMemberTestApp(
   if (opts.seed !== false) await seedDemo(deps.db);
   deps.devices = createDevicesForDeps(deps, { simulator: { ackDelayMs: 20 }, tickMs: 100, ...opts.devices });
   const stopDevices = await deps.devices.start();
+  deps.mounts = sandboxMounts(deps);
   const app = createApp(deps);
   holder.app = app;
-  // Until app.ts mounts the WeChat sandbox itself, mount it here the way it will be (at /backend/sandbox).
-  if (wechat.sandboxRoutes && !app.routes.some((r) => r.path.startsWith('/backend/sandbox/wechat'))) {
-    app.route('/backend/sandbox', wechat.sandboxRoutes);
-  }
   const request = async (path: string, init?: RequestInit) => app.request(path, init);
   return {
     app,

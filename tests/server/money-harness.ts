@@ -13,7 +13,8 @@ import { count, eq } from 'drizzle-orm';
 import { device_sessions, devices as devicesTable, members } from '../../server/db/schema';
 import { createDevicesForDeps } from '../../server/services/devices/devices.start-hook';
 import type { DevicesService } from '../../server/services/devices/devices.service';
-import { createWechat } from '../../server/wechat/config';
+import { sandboxMounts } from '../../server/sandbox/sandbox.start-hook';
+import { createWechat } from '../../server/sandbox/wechat-sandbox';
 import type { Wechat } from '../../server/wechat/types';
 import type { Database } from '../../server/db/client';
 import { createTestDb } from './test-db';
@@ -63,12 +64,9 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
     simulator: { ackDelayMs: opts.ackDelayMs ?? 20 },
     tickMs: 100,
   });
+  deps.mounts = sandboxMounts(deps);
   const app = createApp(deps);
   holder.app = app;
-  if (wechat.sandboxRoutes && !app.routes.some((r) => r.path.startsWith('/backend/sandbox/wechatpay'))) {
-    // Until app.ts mounts the sandbox itself.
-    app.route('/backend/sandbox', wechat.sandboxRoutes);
-  }
   const stopDevices = await deps.devices.start();
   // The simulator's first heartbeat brings every device online.
   await deps.devices.settle();

@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import { createApp } from '../../server/app';
 import type { AppDeps, AppEnv } from '../../server/context';
 import { parseEnv, type EnvInput } from '../../server/env';
+import { sandboxMounts } from '../../server/sandbox/sandbox.start-hook';
 import { ensureBaseData, seedDemo } from '../../server/seed';
 import { createTestDb } from './test-db';
 
@@ -40,6 +41,7 @@ export async function createTestApp(
   };
   await ensureBaseData(deps.db);
   if (opts.seed !== false) await seedDemo(deps.db);
+  deps.mounts ??= sandboxMounts(deps);
   const app = createApp(deps);
   const request = async (path: string, init?: RequestInit) => app.request(path, init);
   const json = async <T>(path: string, init?: RequestInit) => {

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWechat, PAY_NOTIFY_PATH, type WechatEnv } from '../../server/wechat/config';
+import { createWechat } from '../../server/sandbox/wechat-sandbox';
+import { PAY_NOTIFY_PATH, type WechatEnv } from '../../server/wechat/config';
 import { startHarness, tradeNo, type Harness } from './wechat-harness';
 
 let h: Harness;

@@ -12,7 +12,7 @@ import type { Tx } from '../../db/client';
 import { device_sessions, devices, orders } from '../../db/schema';
 import { proRata } from '../../../src/domain/money';
 
-/** The refund of server/services/orders.ts: balanced ledger entries, refunded_fen and status. */
+/** The refund of server/services/orders/refund.ts: balanced ledger entries, refunded_fen and status. */
 export type RefundOrder = (
   tx: Tx,
   input: { order_id: number; amount_fen: number; reason: string },

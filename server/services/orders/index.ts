@@ -10,6 +10,8 @@ export {
   findOrdersByNo,
   type PaymentDeps,
   orderSummary,
+  paymentDeps,
+  BOOKED_STATUSES,
 } from './order';
 export { type Split, computeSplit, allocateByPrefix } from './split';
 export { takeFromWallet, settleWalletConsume, settleWechatPayment } from './settle';

@@ -2,6 +2,7 @@
 import { randomInt } from 'node:crypto';
 import { inArray } from 'drizzle-orm';
 import type { OrderSummary } from '../../../src/domain/api';
+import type { AppDeps } from '../../context';
 import type { Db, Tx } from '../../db/client';
 import { orders } from '../../db/schema';
 import type { Wechat } from '../../wechat/types';
@@ -34,6 +35,15 @@ export async function findOrdersByNo(tx: Tx, orderNos: string[]): Promise<Order[
 }
 
 /** What the payment flows need from the server's dependencies (a view of AppDeps). */
+/** Orders that took money: what the histories list (a pending or closed order never charged anyone). */
+export const BOOKED_STATUSES = ['paid', 'started', 'completed', 'refunded', 'failed'] as const;
+
+/** The payment view of AppDeps (the WeChat clients and the devices service are optional parts of it). */
+export function paymentDeps(deps: AppDeps): PaymentDeps {
+  const d = deps as AppDeps & { wechat?: PaymentDeps['wechat']; devices?: PaymentDeps['devices'] };
+  return { db: d.db, now: d.now, wechat: d.wechat, devices: d.devices };
+}
+
 export interface PaymentDeps {
   db: Db;
   now: () => Date;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauth_states, orders } from '../../../server/db/schema';
 import { API_LIMIT, OAUTH_LIMIT, RateLimiter } from '../../../server/lib/rate-limit.middleware';
 import { ORDER_QUERY_INTERVAL_MS } from '../../../server/services/orders';
-import { STATE_TTL_MS } from '../../../server/member/member.routes';
+import { STATE_TTL_MS } from '../../../server/routes/member-auth/member-auth.routes';
 import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from '../member-helpers';
 import { postJson } from '../test-app';
 

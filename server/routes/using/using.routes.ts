@@ -6,14 +6,14 @@
  */
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
-import type { StopResponse } from '../../src/domain/api';
-import { toUsingSession, usingSessionColumns } from '../services/orders';
-import type { AppDeps, AppEnv } from '../context';
-import { device_sessions, devices, orders } from '../db/schema';
-import { HttpError, conflict, notFound, validationFailed } from '../lib/errors';
-import { memberOf, requireMember } from '../member/member.middleware';
-import { ACTIVE_SESSION_STATUSES } from '../services/devices/sessions';
-import type { DevicesService } from '../services/devices/devices.service';
+import type { StopResponse } from '../../../src/domain/api';
+import { toUsingSession, usingSessionColumns } from '../../services/orders';
+import type { AppDeps, AppEnv } from '../../context';
+import { device_sessions, devices, orders } from '../../db/schema';
+import { HttpError, conflict, notFound, validationFailed } from '../../lib/errors';
+import { memberOf, requireMember } from '../../member/member.middleware';
+import { ACTIVE_SESSION_STATUSES } from '../../services/devices/sessions';
+import type { DevicesService } from '../../services/devices/devices.service';
 
 const ORDER_NO = /^[A-Za-z0-9_-]{1,64}$/;
 

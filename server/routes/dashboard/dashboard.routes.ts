@@ -5,12 +5,12 @@
  */
 import { and, count, eq, gt, inArray, sql } from 'drizzle-orm';
 import { Hono } from 'hono';
-import type { DashboardSummary } from '../../src/domain/dashboard';
-import { merchantScope, merchantWhere, requireStaff, staffOf } from '../auth/staff.middleware';
-import { forbidden } from '../lib/errors';
-import type { AppEnv } from '../context';
-import { devices, orders, venues } from '../db/schema';
-import { ONLINE_WINDOW_MS } from '../services/devices/sessions';
+import type { DashboardSummary } from '../../../src/domain/dashboard';
+import { merchantScope, merchantWhere, requireStaff, staffOf } from '../../auth/staff.middleware';
+import { forbidden } from '../../lib/errors';
+import type { AppEnv } from '../../context';
+import { devices, orders, venues } from '../../db/schema';
+import { ONLINE_WINDOW_MS } from '../../services/devices/sessions';
 
 export function dashboardRoutes() {
   const r = new Hono<AppEnv>();

@@ -4,19 +4,19 @@
  */
 import { Hono } from 'hono';
 import { sql } from 'drizzle-orm';
-import { FEATURES } from '../../src/domain/levels';
+import { FEATURES } from '../../../src/domain/levels';
 import {
   PermissionsUpdateSchema,
   type PermissionRow,
   type PermissionsMatrix,
-} from '../../src/domain/permissions.schema';
-import type { AppEnv } from '../context';
-import type { Db } from '../db/client';
-import { permissions } from '../db/schema';
-import { writeAudit } from '../services/audit';
-import { validationFailed } from '../lib/errors';
-import { parseJson } from '../lib/validate';
-import { requireAdmin, requireStaff, staffOf } from './staff.middleware';
+} from '../../../src/domain/permissions.schema';
+import type { AppEnv } from '../../context';
+import type { Db } from '../../db/client';
+import { permissions } from '../../db/schema';
+import { writeAudit } from '../../services/audit';
+import { validationFailed } from '../../lib/errors';
+import { parseJson } from '../../lib/validate';
+import { requireAdmin, requireStaff, staffOf } from '../../auth/staff.middleware';
 
 export async function readMatrix(db: Db): Promise<PermissionsMatrix> {
   const rows = await db.select().from(permissions);

@@ -1,7 +1,7 @@
 /** `GET /backend/health`: 200 when the database answers `select 1`, 503 otherwise (load balancers poll it). */
 import { Hono } from 'hono';
 import { sql } from 'drizzle-orm';
-import type { AppEnv } from '../context';
+import type { AppEnv } from '../../context';
 
 export function healthRoutes() {
   const r = new Hono<AppEnv>();

@@ -1,15 +1,15 @@
 /**
  * POST /backend/wechat/pay/notify: WeChat Pay's payment notifications. The raw body is verified (platform key
  * signature over timestamp, nonce and body) and decrypted by the Pay client before anything is read; the
- * transaction is then checked against our order and booked once (services/orders.ts). Answers: 204 when accepted
+ * transaction is then checked against our order and booked once (services/orders/notify.ts). Answers: 204 when accepted
  * or already booked (WeChat stops retrying); 401 FAIL for a bad signature (WeChat retries a genuine one); 400 FAIL
  * for a notice that does not match our order. A refused notice changes nothing.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../context';
-import { applyWechatTransaction, PaymentMismatchError } from '../services/orders';
-import { paymentDeps } from '../user/pay.routes';
-import { WechatPayVerifyError } from '../wechat/types';
+import type { AppEnv } from '../../context';
+import { applyWechatTransaction, PaymentMismatchError } from '../../services/orders';
+import { paymentDeps } from '../../services/orders';
+import { WechatPayVerifyError } from '../../wechat/types';
 
 /** Notification bodies are small JSON envelopes; anything bigger is not from WeChat. */
 const MAX_NOTIFY_BYTES = 64 * 1024;

@@ -5,13 +5,13 @@
  */
 import { and, count, desc, eq, gt } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { FeedbackRequestSchema, type FeedbackItem } from '../../src/domain/api';
-import type { AppEnv } from '../context';
-import { devices, feedback, orders } from '../db/schema';
-import { notFound, tooManyRequests } from '../lib/errors';
-import { parseJson } from '../lib/validate';
-import { offsetOf, pageOf, pageQuery } from '../lib/list';
-import { memberOf, requireMember } from '../member/member.middleware';
+import { FeedbackRequestSchema, type FeedbackItem } from '../../../src/domain/api';
+import type { AppEnv } from '../../context';
+import { devices, feedback, orders } from '../../db/schema';
+import { notFound, tooManyRequests } from '../../lib/errors';
+import { parseJson } from '../../lib/validate';
+import { offsetOf, pageOf, pageQuery } from '../../lib/list';
+import { memberOf, requireMember } from '../../member/member.middleware';
 
 /** Feedback a member may file per 24 hours. */
 export const DAILY_LIMIT = 20;

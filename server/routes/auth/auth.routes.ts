@@ -10,11 +10,11 @@ import {
   type LoginResponse,
   type MeResponse,
   type StaffUser,
-} from '../../src/domain/api';
-import type { AppEnv, StaffAuth } from '../context';
-import { accounts, merchants } from '../db/schema';
-import { clientIp } from '../lib/client-ip';
-import { HttpError, forbidden, tooManyRequests } from '../lib/errors';
+} from '../../../src/domain/api';
+import type { AppEnv, StaffAuth } from '../../context';
+import { accounts, merchants } from '../../db/schema';
+import { clientIp } from '../../lib/client-ip';
+import { HttpError, forbidden, tooManyRequests } from '../../lib/errors';
 import {
   LIMITS,
   clearFailures,
@@ -24,11 +24,11 @@ import {
   lockedFor,
   recordFailure,
   usernameKey,
-} from '../lib/login-limiter';
-import { parseJson } from '../lib/validate';
-import { dummyHash, verifyPassword } from './password';
-import { requireStaff, staffOf } from './staff.middleware';
-import { issueToken, revokeToken } from './tokens';
+} from '../../lib/login-limiter';
+import { parseJson } from '../../lib/validate';
+import { dummyHash, verifyPassword } from '../../auth/password';
+import { requireStaff, staffOf } from '../../auth/staff.middleware';
+import { issueToken, revokeToken } from '../../auth/tokens';
 
 export function staffUserOf(staff: StaffAuth): StaffUser {
   return {

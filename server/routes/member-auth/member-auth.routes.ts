@@ -14,11 +14,11 @@ import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
-import type { AppDeps, AppEnv } from '../context';
-import { members, oauth_states } from '../db/schema';
-import { HttpError, badRequest } from '../lib/errors';
-import { parseQuery } from '../lib/validate';
-import type { OAuthScope, Wechat } from '../wechat/types';
+import type { AppDeps, AppEnv } from '../../context';
+import { members, oauth_states } from '../../db/schema';
+import { HttpError, badRequest } from '../../lib/errors';
+import { parseQuery } from '../../lib/validate';
+import type { OAuthScope, Wechat } from '../../wechat/types';
 import {
   MEMBER_COOKIE,
   clearMemberCookie,
@@ -28,8 +28,8 @@ import {
   openMemberSession,
   revokeMemberSession,
   setMemberCookie,
-} from './member-sessions';
-import { isSafeReturnPath } from '../lib/return-path';
+} from '../../member/member-sessions';
+import { isSafeReturnPath } from '../../lib/return-path';
 
 export const STATE_TTL_MS = 10 * 60_000;
 /** The cookie binding a sign-in's state to the browser that started it (HttpOnly, path /backend/wechat). */

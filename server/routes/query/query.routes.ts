@@ -5,10 +5,10 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../context';
-import { parseQuery } from '../lib/validate';
-import { queryOrder } from '../services/orders';
-import { paymentDeps } from '../user/pay.routes';
+import type { AppEnv } from '../../context';
+import { parseQuery } from '../../lib/validate';
+import { queryOrder } from '../../services/orders';
+import { paymentDeps } from '../../services/orders';
 
 const QuerySchema = z.object({
   order_no: z.string({ error: '请提供订单号' }).regex(/^[0-9A-Za-z_-]{6,32}$/, '订单号格式有误'),

@@ -6,11 +6,11 @@
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppDeps, AppEnv } from '../../context';
-import { devices } from '../../db/schema';
-import { notFound } from '../../lib/errors';
-import { parseJson, parseParam } from '../../lib/validate';
-import { isControllable } from './gateway';
+import type { AppDeps, AppEnv } from '../context';
+import { devices } from '../db/schema';
+import { notFound } from '../lib/errors';
+import { parseJson, parseParam } from '../lib/validate';
+import { isControllable } from '../services/devices/gateway';
 
 const ModeBody = z.object({ mode: z.enum(['normal', 'refuse', 'silent', 'offline']) });
 

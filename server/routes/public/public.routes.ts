@@ -5,12 +5,17 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { QueryIdSchema, type PublicDevice, type PublicVenue, type ServicePrice } from '../../src/domain/api';
-import type { AppEnv } from '../context';
-import { devices, merchants, products, service_prices, venues } from '../db/schema';
-import { notFound } from '../lib/errors';
-import { parseParam, parseQuery } from '../lib/validate';
-import { isOnline } from '../services/devices/sessions';
+import {
+  QueryIdSchema,
+  type PublicDevice,
+  type PublicVenue,
+  type ServicePrice,
+} from '../../../src/domain/api';
+import type { AppEnv } from '../../context';
+import { devices, merchants, products, service_prices, venues } from '../../db/schema';
+import { notFound } from '../../lib/errors';
+import { parseParam, parseQuery } from '../../lib/validate';
+import { isOnline } from '../../services/devices/sessions';
 
 const PricesQuery = z.object({ venue_id: QueryIdSchema });
 
