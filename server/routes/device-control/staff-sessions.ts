@@ -11,7 +11,7 @@ import { device_sessions, devices, orders, venues } from '../../db/schema';
 import { failSession, REFUND_REASONS } from '../../services/devices/lifecycle';
 import { ACTIVE_SESSION_STATUSES, isOnline } from '../../services/devices/sessions';
 import { refundOrder } from '../../services/orders';
-import { publicStatus } from '../../api/public.routes';
+import { publicStatus } from '../public/public.routes';
 
 /** The longest a start request waits for the acknowledgement (under the client's 10 s timeout). */
 export const START_WAIT_MS = 8000;
