@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { PageQuerySchema, QueryIdSchema } from './api';
+import { formatFen, parseYuan } from './money';
 
 /** The smallest withdrawal: 1 yuan. */
 export const MIN_WITHDRAWAL_FEN = 100;
@@ -28,6 +29,15 @@ export const WithdrawalRequestSchema = z.object({
     .max(MAX_WITHDRAWAL_FEN, '提现金额过大'),
 });
 export type WithdrawalRequest = z.infer<typeof WithdrawalRequestSchema>;
+
+/** A withdrawal amount typed in yuan: a message, or null when it may be requested from `availableFen`. */
+export function withdrawalAmountProblem(value: string, availableFen: number): string | null {
+  const fen = parseYuan(value);
+  if (fen === null) return '请输入正确的金额（最多两位小数）';
+  if (fen < MIN_WITHDRAWAL_FEN) return '提现金额至少 1 元';
+  if (fen > availableFen) return `超过可提现金额 ${formatFen(Math.max(0, availableFen))}`;
+  return null;
+}
 
 /** `POST /backend/admin/withdrawals/:id/reject` */
 export const WithdrawalRejectSchema = z.object({
