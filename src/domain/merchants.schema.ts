@@ -9,6 +9,10 @@ export const MERCHANT_STATUSES = { active: '营业中', disabled: '已停用' } 
 export type MerchantStatus = keyof typeof MERCHANT_STATUSES;
 const STATUS_KEYS = Object.keys(MERCHANT_STATUSES) as [MerchantStatus, ...MerchantStatus[]];
 
+/** What the admin is told before disabling a merchant (docs/decisions.md D14). */
+export const MERCHANT_DISABLE_WARNING =
+  '停用后，该商户的负责人、合伙人和员工将立即退出登录且无法再登录，其设备不再接受新的支付和充值；正在使用中的设备不受影响。可随时重新启用。';
+
 /** 10000 basis points = 100%. */
 export const MAX_FEE_RATE_BP = 10_000;
 export const DEFAULT_FEE_RATE_BP = 600;
