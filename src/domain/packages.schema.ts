@@ -36,7 +36,13 @@ export const PackageListQuerySchema = PageQuerySchema.extend({
   merchant_id: QueryIdSchema.optional(),
   active: z.enum(['true', 'false'], 'active 只能是 true 或 false').optional(),
 });
-export type PackageListQuery = z.input<typeof PackageListQuerySchema>;
+/** What the client sends (ids as numbers; the query string carries them as text). */
+export type PackageListQuery = {
+  page?: number;
+  page_size?: number;
+  merchant_id?: number;
+  active?: 'true' | 'false';
+};
 
 export interface Package {
   id: number;

@@ -26,7 +26,8 @@ export const VenueListQuerySchema = PageQuerySchema.extend({
   q: z.string().trim().max(64, '搜索词最多 64 个字').optional(),
   merchant_id: QueryIdSchema.optional(),
 });
-export type VenueListQuery = z.input<typeof VenueListQuerySchema>;
+/** What the client sends (ids as numbers; the query string carries them as text). */
+export type VenueListQuery = { page?: number; page_size?: number; q?: string; merchant_id?: number };
 
 export interface Venue {
   id: number;
@@ -96,3 +97,6 @@ export interface VenuePrice {
   order_count: number;
   created_at: string;
 }
+
+/** The venue form (the admin's merchant is chosen outside it). */
+export const VenueFormSchema = VenueInputSchema.omit({ merchant_id: true });

@@ -1,7 +1,133 @@
+import { useCallback, useState } from 'react';
+import { useLocation, useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
+import { loadMe } from '../../app/staff-features';
+import { useRequest } from '../../app/use-request';
+import type { Venue } from '../../domain/venues.schema';
+import { venuesApi } from '../../http/venues-api';
+import { Toast } from '../../ui';
+import { ResourceList } from '../../ui/resource-list';
+import { Sheet } from '../../ui/sheet';
 import { StaffPage } from '../shared/staff-page';
+import { useLast } from '../shared/use-last';
+import { VenueDetail } from './venue-detail';
+import { VenueForm } from './venue-form';
 
-/** 您名下的场地：名称、地址与各项服务价格。 */
+const PAGE_SIZE = 20;
+
+/** A positive id from the address bar, or undefined. */
+const idParam = (search: string, key: string) => {
+  const v = new URLSearchParams(search).get(key);
+  return v && /^[1-9][0-9]{0,9}$/.test(v) ? Number(v) : undefined;
+};
+
+/**
+ * `/merchant/venues`: the venues with search; add one in a sheet; a venue opens its page (`?venue=<id>`, so a
+ * reload stays there) with its name, address and service prices. The admin sees every merchant's venues.
+ */
 export default function VenuesScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="您名下的场地：名称、地址与各项服务价格。" />;
+  const [location, navigate] = useLocation();
+  const search = useSearch();
+  const venueId = idParam(search, 'venue');
+  const me = useRequest(loadMe);
+  const isAdmin = me.data?.user.level === 1;
+  const open = (id?: number) => navigate(id ? `${location}?venue=${id}` : location);
+  return (
+    <StaffPage route={route} description="您名下的场地：名称、地址与各项服务价格。">
+      {venueId ? (
+        <VenueDetail venueId={venueId} showMerchant={isAdmin} onBack={() => open()} />
+      ) : (
+        <VenueList isAdmin={isAdmin} onOpen={open} />
+      )}
+    </StaffPage>
+  );
+}
+
+function VenueList({ isAdmin, onOpen }: { isAdmin: boolean; onOpen: (id: number) => void }) {
+  const [filter, setFilter] = useState({ q: '', page: 1, merchant_id: undefined as number | undefined });
+  const list = useRequest(venuesApi.list, { ...filter, page_size: PAGE_SIZE });
+  const data = useLast(list.data);
+  const [adding, setAdding] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const refresh = list.refresh;
+  const onFormDone = useCallback(
+    (ok: boolean) => {
+      setAdding(false);
+      if (ok) {
+        setSaved(true);
+        refresh();
+      }
+    },
+    [refresh],
+  );
+  // The admin adds a venue for the merchant chosen in the filter.
+  const canAdd = !isAdmin || filter.merchant_id !== undefined;
+  const toolbar = (
+    <>
+      <div className="flex gap-2">
+        <input
+          type="search"
+          className="input flex-1"
+          placeholder="搜索场地名称或地址"
+          aria-label="搜索场地名称或地址"
+          value={filter.q}
+          onChange={(e) => setFilter({ ...filter, q: e.target.value, page: 1 })}
+        />
+        <button
+          type="button"
+          className="btn btn-primary btn-sm"
+          disabled={!canAdd}
+          onClick={() => setAdding(true)}
+        >
+          新增
+        </button>
+      </div>
+      {!canAdd && <p className="text-xs text-base-content/60">新增场地前，请先选择所属商户。</p>}
+    </>
+  );
+  return (
+    <>
+      <ResourceList
+        items={data?.items}
+        total={data?.total ?? 0}
+        page={filter.page}
+        pageSize={PAGE_SIZE}
+        loading={list.loading}
+        error={list.error}
+        onRetry={list.canRetry ? list.retry : undefined}
+        onPage={(page) => setFilter({ ...filter, page })}
+        keyOf={(v) => v.id}
+        toolbar={toolbar}
+        emptyTitle={filter.q ? '没有找到场地' : '还没有场地'}
+        emptyDescription={filter.q ? '换个关键词试试。' : '点击“新增”添加第一个场地，再为它设置服务价格。'}
+        renderItem={(v: Venue) => (
+          <button
+            type="button"
+            className="flex w-full items-center gap-3 p-3 text-left"
+            data-testid="venue-row"
+            onClick={() => onOpen(v.id)}
+          >
+            <span className="min-w-0 flex-1">
+              <span className="block truncate font-medium">{v.name}</span>
+              <span className="block truncate text-xs text-base-content/60">
+                {isAdmin && `${v.merchant_name} · `}
+                {v.address || '未填写地址'}
+              </span>
+              <span className="block text-xs text-base-content/60">
+                {v.device_count} 台设备 · {v.active_price_count} 个价格启用
+                {v.active_price_count === 0 && <span className="ml-1 text-warning">（用户无法支付）</span>}
+              </span>
+            </span>
+            <span aria-hidden="true" className="text-base-content/40">
+              ›
+            </span>
+          </button>
+        )}
+      />
+      <Sheet open={adding} title="新增场地" onClose={() => setAdding(false)}>
+        {adding && <VenueForm venue={null} merchantId={filter.merchant_id} onDone={onFormDone} />}
+      </Sheet>
+      {saved && <Toast message="场地已添加" kind="success" onClose={() => setSaved(false)} />}
+    </>
+  );
 }
