@@ -32,10 +32,7 @@ export const reportsApi = {
   daily: <K extends DailyKind>(kind: K, q: ReportParams) =>
     http.get<ReportAnswers[K]>(reportPath(kind, q, true)),
   /** The venues a filter may offer (the first 100, by the venues list of the merchant). */
-  venues: (merchant_id?: number) =>
-    venuesApi
-      .list({ page_size: 100, merchant_id: merchant_id ? String(merchant_id) : undefined })
-      .then((p) => p.items),
+  venues: (merchant_id?: number) => venuesApi.list({ page_size: 100, merchant_id }).then((p) => p.items),
   /** The merchants the admin may pick. */
   merchants: () => http.get<Page<Option>>('/admin/merchants?page_size=100').then((p) => p.items),
 };
