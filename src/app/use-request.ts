@@ -1,23 +1,9 @@
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo } from 'react';
 import { fromPromise } from 'xstate';
-import { isApiRequestError } from '../http/client';
+import { toOutcome } from '../http/outcome';
 import { requestMachine } from '../machines/request.machine';
 import { selectCanRetry, selectFailure, selectIsLoading } from '../machines/request.selectors';
-import type { FetchResult } from '../machines/request.types';
-
-/** Turns a call over `src/http` into the request machine's `fetchData` actor (expected failures as values). */
-export function toFetchResult<T>(call: () => Promise<T>): Promise<FetchResult> {
-  return call().then(
-    (data): FetchResult => ({ ok: true, data }),
-    (err: unknown): FetchResult => {
-      if (isApiRequestError(err)) {
-        return { ok: false, error: { status: err.status, code: err.code, message: err.message } };
-      }
-      throw err;
-    },
-  );
-}
 
 /**
  * Runs one request machine for a screen: loads on mount, exposes loading/data/error and `retry`/`refresh`.
@@ -27,7 +13,7 @@ export function useRequest<T, P = undefined>(fetcher: (params: P) => Promise<T>,
   const logic = useMemo(
     () =>
       requestMachine.provide({
-        actors: { fetchData: fromPromise(({ input }) => toFetchResult(() => fetcher(input.params as P))) },
+        actors: { fetchData: fromPromise(({ input }) => toOutcome(() => fetcher(input.params as P))) },
       }),
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the machine is built once per mount on purpose
     [],

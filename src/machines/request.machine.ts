@@ -1,7 +1,8 @@
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
-import type { FetchResult, RequestContext, RequestEvent, RequestFailure } from './request.types';
+import type { RequestError } from '../domain/outcome';
+import type { FetchResult, RequestContext, RequestEvent } from './request.types';
 
-const UNEXPECTED: RequestFailure = { status: 0, code: 'UNEXPECTED', message: '出现意外错误，请稍后重试' };
+const UNEXPECTED: RequestError = { status: 0, code: 'UNEXPECTED', message: '出现意外错误，请稍后重试' };
 
 /**
  * Owns one screen's data load: idle -> loading -> success | failure | unauthorized, with retry and refresh.
@@ -52,7 +53,7 @@ export const requestMachine = setup({
             guard: { type: 'succeeded', params: ({ event }) => ({ result: event.output }) },
             target: 'success',
             actions: assign(({ event }) => ({
-              data: event.output.ok ? event.output.data : undefined,
+              data: event.output.ok ? event.output.value : undefined,
               error: null,
             })),
           },

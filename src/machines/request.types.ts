@@ -1,19 +1,14 @@
 /** Types of the request machine. */
 
-/** A failure as the screens show it (an `ApiRequestError` flattened to plain data). */
-export interface RequestFailure {
-  status: number;
-  code: string;
-  message: string;
-}
+import type { Outcome, RequestError } from '../domain/outcome';
 
-/** What the edge-provided `fetchData` actor resolves with: expected failures come back as values. */
-export type FetchResult = { ok: true; data: unknown } | { ok: false; error: RequestFailure };
+/** What the edge-provided `fetchData` actor resolves with (`toOutcome`): expected failures come back as values. */
+export type FetchResult = Outcome<unknown>;
 
 export interface RequestContext {
   params: unknown;
   data: unknown;
-  error: RequestFailure | null;
+  error: RequestError | null;
   attempts: number;
 }
 

@@ -37,7 +37,7 @@ function settle(h: ReturnType<typeof harness>, event: RequestModelEvent) {
   if (event.type === 'xstate.error.actor.fetchData') return call.reject(new TypeError('bug'));
   if (event.type !== 'xstate.done.actor.fetchData') throw new Error(event.type);
   const out: FetchResult = event.output;
-  if (out.ok) call.resolve(out.data);
+  if (out.ok) call.resolve(out.value);
   else call.reject(new ApiRequestError({ ...out.error, url: '/x' }));
 }
 

@@ -117,7 +117,8 @@ for (const load of [false, true]) {
         actor.stop();
       }
       expect(uncoveredEdges(adj, walked, ser)).toEqual([]);
-    });
+      // Hundreds of paths, each on a live actor: a bound for a loaded CI machine, not a speed claim.
+    }, 60_000);
 
     it('never submits invalid values, puts server field errors on the fields, asks before leaving dirty', () => {
       const states = Object.values(adj).map((n) => n.state as FormSnapshot);

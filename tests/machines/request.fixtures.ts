@@ -9,7 +9,7 @@ export const REQUEST_EVENTS = {
 
 /** The answers a call may come back with: data, a server error, a staff 401, an end-user 401, no answer. */
 export const OUTCOMES: FetchResult[] = [
-  { ok: true, data: { items: [1, 2] } },
+  { ok: true, value: { items: [1, 2] } },
   { ok: false, error: { status: 500, code: 'INTERNAL', message: '服务器错误' } },
   { ok: false, error: { status: 401, code: 'UNAUTHORIZED', message: '请先登录' } },
   { ok: false, error: { status: 401, code: 'WECHAT_AUTH_REQUIRED', message: '需要微信授权' } },

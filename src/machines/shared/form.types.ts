@@ -1,15 +1,11 @@
 /** Types of the shared form machine (`form.machine.ts`). */
+import type { Outcome } from '../../domain/outcome';
 
 /** Messages per field path (`name`, `items.1.level`); `_root` for the form as a whole. */
 export type FieldErrors = Record<string, string>;
 
-/** An answer of the server as a value: the saved record, or its error with the fields it names. */
-export type FormOutcome =
-  | { ok: true; value: unknown }
-  | {
-      ok: false;
-      error: { status: number; code: string; message: string; details?: Record<string, unknown> };
-    };
+/** An answer of the server as a value: the saved record, or its error with the fields it names (the one Outcome). */
+export type FormOutcome = Outcome<unknown>;
 
 export type FormValues = Record<string, unknown>;
 
