@@ -9,6 +9,7 @@ import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { moved } from '../shared/move-buttons';
 import { OrderedRow, useListActions } from '../shared/ordered-row';
+import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffPage } from '../shared/staff-page';
 import { useLast } from '../shared/use-last';
 import { PackageForm } from './package-form';
@@ -77,6 +78,12 @@ export default function PackagesScreen({ route }: ScreenProps) {
           新增
         </button>
       </div>
+      {isAdmin && (
+        <AdminMerchantFilter
+          value={filter.merchant_id}
+          onChange={(merchant_id) => setFilter({ ...filter, merchant_id, page: 1 })}
+        />
+      )}
       {!oneMerchant && <p className="text-xs text-base-content/60">新增套餐前，请先选择所属商户。</p>}
     </>
   );

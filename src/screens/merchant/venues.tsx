@@ -8,6 +8,7 @@ import { venuesApi } from '../../http/venues-api';
 import { Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
+import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffPage } from '../shared/staff-page';
 import { useLast } from '../shared/use-last';
 import { VenueDetail } from './venue-detail';
@@ -82,6 +83,12 @@ function VenueList({ isAdmin, onOpen }: { isAdmin: boolean; onOpen: (id: number)
           新增
         </button>
       </div>
+      {isAdmin && (
+        <AdminMerchantFilter
+          value={filter.merchant_id}
+          onChange={(merchant_id) => setFilter({ ...filter, merchant_id, page: 1 })}
+        />
+      )}
       {!canAdd && <p className="text-xs text-base-content/60">新增场地前，请先选择所属商户。</p>}
     </>
   );
