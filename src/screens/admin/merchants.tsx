@@ -45,7 +45,7 @@ export default function MerchantsScreen({ route }: ScreenProps) {
       <input
         type="search"
         className="input flex-1"
-        placeholder="名称、联系人、电话或账号"
+        placeholder="搜索名称或账号"
         aria-label="搜索商户"
         value={filter.q}
         onChange={(e) => setFilter({ ...filter, q: e.target.value, page: 1 })}

@@ -61,7 +61,13 @@ export default function PayScreen({ route }: ScreenProps) {
       {header}
       <main className="space-y-4 px-4 pt-4 pb-10" data-view={view}>
         <DeviceCard device={data.device} venue={data.venue} />
-        {deviceProblem && !closed && <div className="alert alert-error text-sm">{deviceProblem}</div>}
+        {closed ? (
+          <div className="alert alert-error text-sm" role="alert" data-testid="merchant-closed">
+            {sel.MERCHANT_CLOSED}。正在使用的设备不受影响。
+          </div>
+        ) : (
+          deviceProblem && <div className="alert alert-error text-sm">{deviceProblem}</div>
+        )}
         {s.context.notice && <div className="alert alert-info text-sm">{s.context.notice}</div>}
 
         {failure && (
@@ -119,11 +125,6 @@ export default function PayScreen({ route }: ScreenProps) {
           )}
         </section>
 
-        {closed && (
-          <div className="alert alert-error text-sm" role="alert" data-testid="merchant-closed">
-            {sel.MERCHANT_CLOSED}。正在使用的设备不受影响。
-          </div>
-        )}
         {!closed && view !== 'failed' && !sel.selectIsBusy(s) && (
           <section className="space-y-2">
             <button
