@@ -39,7 +39,7 @@ export const PRICES: ServicePrice[] = [
 
 export function profileWith(balance_fen: number): UserProfile {
   return {
-    member: { id: 5, nickname: '微信用户', avatar_url: '', code: '12345674' },
+    member: { id: 5, nickname: '微信用户', avatar_url: '', code: '12345671' },
     wallets: [
       { merchant_id: 7, merchant_name: '演示商户', balance_fen, principal_fen: balance_fen, bonus_fen: 0 },
     ],

@@ -9,6 +9,8 @@ import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
 import { EmptyState, ErrorState, Loading, Money, PageHeader } from '../../ui';
 import { MenuList } from '../../ui/user/menu-list';
+import { MemberCodeCard } from '../../ui/user/member-code-card';
+import { useQrSvg } from './use-qr-svg';
 import { RechargeSheet } from '../../ui/user/recharge-sheet';
 import { useRechargeActor } from './use-recharge-actor';
 import { cashierReturn, withoutCashierReturn } from './wechat-pay';
@@ -42,6 +44,7 @@ export default function UserProfileScreen({ route }: ScreenProps) {
     if (init.returned) navigate(init.path, { replace: true });
   }, [init, navigate]);
   const profile = useRequest(userApi.profile, init.merchantId ?? undefined);
+  const qrSrc = useQrSvg(profile.data?.member.code);
   const recharge = useRechargeActor({
     returnPath: init.path,
     returned: init.returned,
@@ -88,6 +91,7 @@ export default function UserProfileScreen({ route }: ScreenProps) {
             {member.nickname || '微信用户'}
           </p>
         </section>
+        <MemberCodeCard code={member.code} qrSrc={qrSrc} />
         {init.back && r.matches('done') && (
           <button
             type="button"
