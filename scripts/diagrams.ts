@@ -14,6 +14,7 @@ import { payMachine } from '../src/machines/pay.machine';
 import { rechargeMachine } from '../src/machines/user-recharge.machine';
 import { usingMachine } from '../src/machines/user-using.machine';
 import { formMachine } from '../src/machines/shared/form.machine';
+import { cashRechargeMachine } from '../src/machines/cash-recharge.machine';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIAGRAM_DIR = path.join(ROOT, 'docs/diagrams');
@@ -63,6 +64,12 @@ export const MACHINES: { file: string; title: string; source: string; machine: A
     title: 'Form machine',
     source: 'src/machines/shared/form.machine.ts',
     machine: formMachine,
+  },
+  {
+    file: 'cash-recharge.md',
+    title: 'Cash recharge machine',
+    source: 'src/machines/cash-recharge.machine.ts',
+    machine: cashRechargeMachine,
   },
 ];
 
