@@ -1,5 +1,5 @@
 import { useSelector } from '@xstate/react';
-import { useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useLocation } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
 import { useForm } from '../../app/use-form';
@@ -15,6 +15,7 @@ import { merchantsApi } from '../../http/merchants-api';
 import { selectLoadFailed } from '../../machines/shared/form.selectors';
 import { ConfirmDialog, ErrorState, Loading } from '../../ui';
 import { FormField } from '../../ui/form-field';
+import { StaffForm, TextField } from '../shared/form-parts';
 import { StaffPage } from '../shared/staff-page';
 
 const LIST = '/admin/merchants';
@@ -58,9 +59,8 @@ export default function MerchantEditScreen({ route, params }: ScreenProps) {
 function MerchantForm({ id }: { id: number | null }) {
   const [, navigate] = useLocation();
   const adding = id === null;
-  const schema = adding ? MerchantCreateSchema : MerchantUpdateSchema;
-  const { actor, view, change } = useForm({
-    schema,
+  const form = useForm({
+    schema: adding ? MerchantCreateSchema : MerchantUpdateSchema,
     values: adding ? NEW_MERCHANT : {},
     load: adding ? undefined : () => merchantsApi.get(id),
     submit: (v) =>
@@ -68,58 +68,35 @@ function MerchantForm({ id }: { id: number | null }) {
         ? merchantsApi.create(MerchantCreateSchema.parse(v))
         : merchantsApi.update(id, MerchantUpdateSchema.parse(v)),
   });
+  const { actor, view, change } = form;
   const loadFailed = useSelector(actor, selectLoadFailed);
   /** The merchant as loaded (the owner shown, and whether this save disables it). */
-  const initial = useSelector(actor, (s) => s.context.initial);
+  const loaded = useSelector(actor, (s) => s.context.initial) as Partial<Merchant>;
   const [confirmDisable, setConfirmDisable] = useState(false);
-  useEffect(() => {
-    if (view.saved || view.left) navigate(LIST);
-  }, [view.saved, view.left, navigate]);
+  const onDone = useCallback(() => navigate(LIST), [navigate]);
 
   if (loadFailed)
     return <ErrorState message={view.message ?? '加载失败'} onRetry={() => actor.send({ type: 'retry' })} />;
   if (view.loading) return <Loading />;
 
-  const text = (k: string) => String(view.values[k] ?? '');
-  const loaded = initial as Partial<Merchant>;
   const fee = view.values.fee_rate_bp;
   const submit = () => actor.send({ type: 'form.submit' });
-  const input = (
-    field: string,
-    label: string,
-    opts: { placeholder: string; hint?: string; max?: number },
-  ) => (
-    <FormField label={label} error={view.errors[field]} hint={opts.hint}>
-      {(fid) => (
-        <input
-          id={fid}
-          name={field}
-          className="input w-full"
-          value={text(field)}
-          placeholder={opts.placeholder}
-          maxLength={opts.max}
-          autoComplete="off"
-          onChange={(e) => change(field, e.target.value)}
-        />
-      )}
-    </FormField>
-  );
   return (
-    <form
+    <StaffForm
+      form={form}
+      onDone={onDone}
       className="m-4 space-y-3 rounded-box bg-base-100 p-4"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        // Disabling signs people out: ask first.
-        if (!adding && view.values.status === 'disabled' && loaded.status !== 'disabled') {
-          return setConfirmDisable(true);
-        }
-        submit();
-      }}
+      submitLabel={adding ? '创建商户' : '保存'}
+      // Disabling signs people out: ask first.
+      onSubmit={() =>
+        !adding && view.values.status === 'disabled' && loaded.status !== 'disabled'
+          ? setConfirmDisable(true)
+          : submit()
+      }
     >
-      {input('name', '商户名称', { placeholder: '如：星河共享自助', max: 64 })}
-      {input('contact_name', '联系人', { placeholder: '负责人姓名', max: 32 })}
-      {input('contact_phone', '联系电话', { placeholder: '手机或座机', max: 20 })}
+      <TextField form={form} name="name" label="商户名称" placeholder="如：星河共享自助" maxLength={64} />
+      <TextField form={form} name="contact_name" label="联系人" placeholder="负责人姓名" maxLength={32} />
+      <TextField form={form} name="contact_phone" label="联系电话" placeholder="手机或座机" maxLength={20} />
       <FormField
         label="平台费率（基点）"
         error={view.errors.fee_rate_bp}
@@ -130,10 +107,9 @@ function MerchantForm({ id }: { id: number | null }) {
         {(fid) => (
           <input
             id={fid}
-            name="fee_rate_bp"
             className="input w-full"
             inputMode="numeric"
-            value={text('fee_rate_bp')}
+            value={String(fee ?? '')}
             placeholder="600"
             onChange={(e) => change('fee_rate_bp', numberOrText(e.target.value))}
           />
@@ -141,15 +117,21 @@ function MerchantForm({ id }: { id: number | null }) {
       </FormField>
       {adding ? (
         <>
-          {input('owner_username', '负责人登录账号', {
-            placeholder: '3 至 32 位字母或数字',
-            max: 32,
-          })}
-          {input('owner_password', '初始密码', {
-            placeholder: '至少 8 位',
-            hint: '请把登录账号和初始密码告知商户负责人',
-            max: 128,
-          })}
+          <TextField
+            form={form}
+            name="owner_username"
+            label="负责人登录账号"
+            placeholder="3 至 32 位字母或数字"
+            maxLength={32}
+          />
+          <TextField
+            form={form}
+            name="owner_password"
+            label="初始密码"
+            placeholder="至少 8 位"
+            hint="请把登录账号和初始密码告知商户负责人"
+            maxLength={128}
+          />
         </>
       ) : (
         <>
@@ -160,9 +142,8 @@ function MerchantForm({ id }: { id: number | null }) {
             {(fid) => (
               <select
                 id={fid}
-                name="status"
                 className="select w-full"
-                value={text('status')}
+                value={String(view.values.status ?? '')}
                 onChange={(e) => change('status', e.target.value)}
               >
                 {Object.entries(MERCHANT_STATUSES).map(([k, label]) => (
@@ -175,19 +156,6 @@ function MerchantForm({ id }: { id: number | null }) {
           </FormField>
         </>
       )}
-      {view.message && (
-        <p className="alert alert-error text-sm" role="alert">
-          {view.message}
-        </p>
-      )}
-      <div className="flex gap-2 pt-2">
-        <button type="button" className="btn flex-1" onClick={() => actor.send({ type: 'form.leave' })}>
-          取消
-        </button>
-        <button type="submit" className="btn btn-primary flex-1" disabled={view.submitting}>
-          {view.submitting ? '保存中…' : adding ? '创建商户' : '保存'}
-        </button>
-      </div>
       <ConfirmDialog
         open={confirmDisable}
         danger
@@ -200,15 +168,6 @@ function MerchantForm({ id }: { id: number | null }) {
         }}
         onCancel={() => setConfirmDisable(false)}
       />
-      <ConfirmDialog
-        open={view.asksToLeave}
-        title="放弃未保存的修改？"
-        message="离开后，本次填写的内容不会保存。"
-        confirmLabel="放弃修改"
-        danger
-        onConfirm={() => actor.send({ type: 'leave.confirm' })}
-        onCancel={() => actor.send({ type: 'leave.cancel' })}
-      />
-    </form>
+    </StaffForm>
   );
 }

@@ -15,10 +15,17 @@ export function StaffForm({
   form,
   onDone,
   children,
+  submitLabel = '保存',
+  onSubmit,
+  className = 'space-y-3',
 }: {
   form: Form;
   onDone: (saved: boolean) => void;
   children: ReactNode;
+  submitLabel?: string;
+  /** Instead of submitting at once (e.g. to confirm first); call `form.actor.send({ type: 'form.submit' })`. */
+  onSubmit?: () => void;
+  className?: string;
 }) {
   const { actor, view } = form;
   useEffect(() => {
@@ -26,11 +33,12 @@ export function StaffForm({
   }, [view.saved, view.left, onDone]);
   return (
     <form
-      className="space-y-3"
+      className={className}
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        actor.send({ type: 'form.submit' });
+        if (onSubmit) onSubmit();
+        else actor.send({ type: 'form.submit' });
       }}
     >
       {children}
@@ -44,7 +52,7 @@ export function StaffForm({
           取消
         </button>
         <button type="submit" className="btn btn-primary flex-1" disabled={view.submitting}>
-          {view.submitting ? '保存中…' : '保存'}
+          {view.submitting ? '保存中…' : submitLabel}
         </button>
       </div>
       <ConfirmDialog
