@@ -76,7 +76,12 @@ export const devices = pgTable(
     last_heartbeat_at: ts(),
     created_at: createdAt(),
   },
-  (t) => [index('devices_merchant_idx').on(t.merchant_id), index('devices_venue_idx').on(t.venue_id)],
+  (t) => [
+    index('devices_merchant_idx').on(t.merchant_id),
+    index('devices_venue_idx').on(t.venue_id),
+    // The device list's order within a merchant (venue, then id): a page is read from the index, not sorted.
+    index('devices_merchant_venue_id_idx').on(t.merchant_id, t.venue_id, t.id),
+  ],
 );
 
 /** Recharge packages: pay `pay_fen`, get `bonus_fen` on top. */

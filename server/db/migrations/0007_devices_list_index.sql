@@ -1,0 +1,1 @@
+CREATE INDEX "devices_merchant_venue_id_idx" ON "devices" USING btree ("merchant_id","venue_id","id");
