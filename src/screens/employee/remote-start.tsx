@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
 import { useRequest } from '../../app/use-request';
+import type { ServicePrice } from '../../domain/api';
 import type { StaffSession, StartMode } from '../../domain/device-control.schema';
 import { formatFen } from '../../domain/money';
 import { employeeApi } from '../../http/employee-api';
@@ -22,13 +23,17 @@ function deviceIdOfLabel(text: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** The venue's prices; none before a device is chosen (no request). */
+const pricesOf = (venueId: number) =>
+  venueId > 0 ? employeeApi.prices(venueId) : Promise.resolve({ items: [] as ServicePrice[] });
+
 /** `/employee/remote-start`: pick an idle, online device and a price; start it for cash or as a free service. */
 export default function RemoteStartScreen({ route }: ScreenProps) {
   const [venueId, setVenueId] = useState<number | undefined>(undefined);
   const board = useRequest(employeeApi.board, venueId);
   const [deviceId, setDeviceId] = useState<number | null>(null);
   const device = board.data?.items.find((d) => d.id === deviceId);
-  const prices = useRequest(employeeApi.prices, device?.venue_id ?? 0);
+  const prices = useRequest(pricesOf, device?.venue_id ?? 0);
   const [priceId, setPriceId] = useState<number | null>(null);
   const [mode, setMode] = useState<StartMode>('cash');
   const [reason, setReason] = useState('');
