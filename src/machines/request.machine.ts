@@ -44,6 +44,15 @@ export const requestMachine = setup({
     },
     loading: {
       entry: assign(({ context }) => ({ attempts: context.attempts + 1 })),
+      on: {
+        'request.fetch': {
+          description:
+            'New params while a call is out (typing in a search box): that call is dropped and one with the new params starts, so the list always answers what the screen shows.',
+          target: 'loading',
+          reenter: true,
+          actions: assign(({ context, event }) => ({ params: event.params ?? context.params })),
+        },
+      },
       invoke: {
         id: 'fetchData',
         src: 'fetchData',

@@ -120,8 +120,8 @@ describe('/admin/merchants screens', () => {
     await waitFor(() => expect(screen.getAllByTestId('merchant-row')).toHaveLength(2));
     fireEvent.change(screen.getByLabelText('状态'), { target: { value: 'disabled' } });
     await waitFor(() => expect(screen.getAllByTestId('merchant-row')).toHaveLength(1));
+    // Two changes while the first call is still out: the list answers the last one.
     fireEvent.change(screen.getByLabelText('状态'), { target: { value: '' } });
-    await waitFor(() => expect(screen.getAllByTestId('merchant-row')).toHaveLength(2));
     fireEvent.change(screen.getByLabelText('搜索商户'), { target: { value: 'nobody-here' } });
     await screen.findByText('没有符合条件的商户');
     fireEvent.change(screen.getByLabelText('搜索商户'), { target: { value: 'lake' } });

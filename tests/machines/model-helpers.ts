@@ -21,7 +21,8 @@ export function deferredActor<T>(): Deferred<T> {
         }),
     ),
     settle(event) {
-      const next = waiting.shift();
+      // The newest call: an invocation that was re-entered left its dropped call behind.
+      const next = waiting.pop();
       if (!next) return false;
       if (event.type.startsWith('xstate.done.actor.'))
         next.resolve((event as unknown as { output: T }).output);
