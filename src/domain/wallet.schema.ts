@@ -96,6 +96,10 @@ export interface WalletView {
   kind: 'merchant' | 'partner';
   /** May be below zero for a settlement wallet that carries a debt; a withdrawal needs it above zero. */
   available_fen: number;
+  /** Part of the available balance from sessions still running (a refund may take it back): not withdrawable yet. */
+  reserved_fen: number;
+  /** What a request may take now: available minus reserved, never below zero. */
+  withdrawable_fen: number;
   frozen_fen: number;
   total_fen: number;
   /** Everything paid out to the account so far. */

@@ -5,7 +5,10 @@
  * the admin approves it and marks it paid with a transfer reference, each confirmed; the partner sees the
  * timeline. The merchant reaches its own wallet from the 钱包 tile on 首页.
  */
+import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
+import type { AppDeps } from '../../server/context';
+import { device_sessions } from '../../server/db/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   WECHAT_UA,
@@ -66,10 +69,31 @@ describe('wallet and withdrawals', () => {
   it('a partner sees a share, withdraws it; the admin approves and pays; the partner sees the timeline', async () => {
     await memberPays120Minutes();
 
-    // 600 fen paid: fee 6% (36), the partner's 20% of the net 564 = 112.
+    // 600 fen paid: fee 6% (36), the partner's 20% of the net 564 = 112; held while the device still runs.
     await as('partner', async (page) => {
       await page.getByTestId('available').getByText('¥1.12').waitFor();
       await page.getByTestId('wallet-entry').filter({ hasText: '消费分账' }).first().waitFor();
+      await page
+        .getByTestId('reserved')
+        .getByText(/¥1\.12 来自使用中的设备/)
+        .waitFor();
+      expect(await page.getByRole('button', { name: '申请提现' }).isDisabled()).toBe(true);
+      await screenshot(page, 'wallet-partner-running');
+
+      // The 120 minutes pass: the scheduler ends the session as it does at ends_at.
+      const { db } = app.server.deps as AppDeps;
+      await db
+        .update(device_sessions)
+        .set({ ends_at: new Date() })
+        .where(eq(device_sessions.status, 'running'));
+      await expect
+        .poll(async () => (await db.select().from(device_sessions)).every((x) => x.status === 'ended'), {
+          timeout: 15_000,
+        })
+        .toBe(true);
+      await page.reload();
+      await page.getByTestId('available').getByText('¥1.12').waitFor();
+      expect(await page.getByTestId('reserved').count()).toBe(0);
       await screenshot(page, 'wallet-partner');
 
       await page.getByRole('button', { name: '申请提现' }).click();

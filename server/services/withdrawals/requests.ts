@@ -3,10 +3,17 @@
  * its ledger movement (movements.ts), its `withdrawal_events` row (who and when) and its audit row commit or roll
  * back together. Who may do what is the lifecycle table (lifecycle.ts); scoping is the merchant of the request.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { StaffAuth } from '../../context';
 import type { Tx } from '../../db/client';
-import { wallets, withdrawal_events, withdrawals } from '../../db/schema';
+import {
+  device_sessions,
+  ledger_entries,
+  ledger_transactions,
+  wallets,
+  withdrawal_events,
+  withdrawals,
+} from '../../db/schema';
 import { conflict, forbidden, HttpError, notFound } from '../../lib/errors';
 import { assertOwnMerchant } from '../../auth/staff.middleware';
 import { writeAudit } from '../audit';
@@ -28,6 +35,28 @@ export async function ownWallet(tx: Tx, staff: StaffAuth): Promise<Wallet> {
 
 /** Available balance of a settlement or share wallet: its principal (these wallets hold no bonus). */
 export const availableOf = (w: Pick<Wallet, 'principal_fen' | 'bonus_fen'>) => w.principal_fen + w.bonus_fen;
+
+/**
+ * What the wallet holds from sessions still starting or running (docs/decisions.md D15): such a session may still
+ * be stopped early or fail, and its refund takes the split back from this wallet, so that part is not withdrawable
+ * until the session has ended.
+ */
+export async function reservedFen(tx: Tx, walletId: number): Promise<number> {
+  const [r] = await tx
+    .select({ n: sql<number>`coalesce(sum(${ledger_entries.amount_fen}), 0)`.mapWith(Number) })
+    .from(ledger_entries)
+    .innerJoin(ledger_transactions, eq(ledger_transactions.id, ledger_entries.transaction_id))
+    .innerJoin(device_sessions, eq(device_sessions.order_id, ledger_transactions.order_id))
+    .where(
+      and(
+        eq(ledger_entries.wallet_id, walletId),
+        eq(ledger_entries.bucket, 'principal'),
+        inArray(ledger_transactions.kind, ['consume', 'refund']),
+        inArray(device_sessions.status, ['starting', 'running']),
+      ),
+    );
+  return Math.max(0, r?.n ?? 0);
+}
 
 export interface RequestResult {
   withdrawal: WithdrawalRow;
@@ -64,13 +93,22 @@ export async function requestWithdrawal(
     }
   }
   const available = availableOf(w);
-  if (available <= 0) {
-    throw conflict('NO_AVAILABLE_BALANCE', '没有可提现的余额', { available_fen: available });
+  const reserved = await reservedFen(tx, w.id);
+  const withdrawable = available - reserved;
+  const details = { available_fen: available, reserved_fen: reserved, withdrawable_fen: withdrawable };
+  if (withdrawable <= 0) {
+    throw conflict(
+      'NO_AVAILABLE_BALANCE',
+      reserved > 0 ? '没有可提现的余额：设备使用中的分账需在使用结束后才能提现' : '没有可提现的余额',
+      details,
+    );
   }
-  if (input.amount_fen > available) {
-    throw conflict('INSUFFICIENT_BALANCE', `可提现余额不足：最多可提 ${(available / 100).toFixed(2)} 元`, {
-      available_fen: available,
-    });
+  if (input.amount_fen > withdrawable) {
+    throw conflict(
+      'INSUFFICIENT_BALANCE',
+      `可提现余额不足：最多可提 ${(withdrawable / 100).toFixed(2)} 元${reserved > 0 ? '（设备使用中的分账需在使用结束后才能提现）' : ''}`,
+      details,
+    );
   }
   const [row] = await tx
     .insert(withdrawals)

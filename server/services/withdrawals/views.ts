@@ -24,7 +24,7 @@ import {
 } from '../../db/schema';
 import { offsetOf } from '../../lib/list';
 import type { Wallet } from '../ledger';
-import { availableOf } from './requests';
+import { availableOf, reservedFen } from './requests';
 
 /** Withdrawals matching `where`, newest first, with account, merchant and the events timeline. */
 export async function listWithdrawals(
@@ -127,9 +127,12 @@ export async function walletView(db: Db | Tx, w: Wallet, page: PageQuery): Promi
     amount_fen: r.available + r.frozen,
   }));
   const avail = availableOf(w);
+  const reserved = await reservedFen(db as Tx, w.id);
   return {
     kind: w.kind === 'partner' ? 'partner' : 'merchant',
     available_fen: avail,
+    reserved_fen: reserved,
+    withdrawable_fen: Math.max(0, avail - reserved),
     frozen_fen: w.frozen_fen,
     total_fen: avail + w.frozen_fen,
     paid_out_fen: paid?.n ?? 0,

@@ -6,7 +6,7 @@ const signed = (fen: number) => (fen > 0 ? `+${formatFen(fen)}` : formatFen(fen)
 
 /** Available, frozen, total and paid out, with the request button. */
 export function WalletSummary({ wallet, onWithdraw }: { wallet: WalletView; onWithdraw: () => void }) {
-  const canWithdraw = wallet.available_fen >= 100;
+  const canWithdraw = wallet.withdrawable_fen >= 100;
   return (
     <section className="m-4 rounded-box bg-base-100 p-4" aria-label="余额">
       <p className="text-sm text-base-content/60">
@@ -44,6 +44,11 @@ export function WalletSummary({ wallet, onWithdraw }: { wallet: WalletView; onWi
       >
         申请提现
       </button>
+      {wallet.reserved_fen > 0 && (
+        <p className="mt-2 text-center text-xs text-base-content/60" data-testid="reserved">
+          其中 {formatFen(wallet.reserved_fen)} 来自使用中的设备，使用结束后可提现
+        </p>
+      )}
       {!canWithdraw && (
         <p className="mt-2 text-center text-xs text-base-content/60">
           {wallet.available_fen < 0 ? '结算余额为负（待抵扣），暂不能提现' : '可提现金额满 1 元即可申请提现'}

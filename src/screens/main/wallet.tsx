@@ -34,7 +34,7 @@ export default function WalletScreen({ route }: ScreenProps) {
   const own = useRequest(walletApi.withdrawals, { page: ownPage, page_size: PAGE_SIZE });
   // The machine reads `validate` once; the ref gives it the balance as it is now.
   const available = useRef(0);
-  available.current = wallet.data?.available_fen ?? 0;
+  available.current = wallet.data?.withdrawable_fen ?? 0;
   const money = useMoneyAction({
     validate: (_action, value) => withdrawalAmountProblem(value, available.current),
     send: ({ value, key }) => walletApi.requestWithdrawal(parseYuan(value) ?? 0, key),

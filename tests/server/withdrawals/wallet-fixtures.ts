@@ -104,7 +104,14 @@ export async function bonusCredit(db: Db, member_id: number, merchant_id: number
  */
 export async function paidConsume(
   db: Db,
-  input: { member_id: number; device_id: number; method: 'wechat' | 'wallet'; now?: Date },
+  input: {
+    member_id: number;
+    device_id: number;
+    method: 'wechat' | 'wallet';
+    now?: Date;
+    /** Leave the session running (it may still be stopped early and refunded). */
+    running?: boolean;
+  },
 ): Promise<number | undefined> {
   const now = input.now ?? new Date();
   const { device, price } = await priceFor(db, input.device_id);
@@ -139,12 +146,15 @@ export async function paidConsume(
       minutes: price.minutes,
       now,
     });
-    // The device ran the whole time (what the device service would record).
+    // The device acknowledged; unless asked to keep running, it ran the whole time (what the device service records).
     await tx
       .update(device_sessions)
-      .set({ status: 'ended', started_at: now, ends_at: now })
+      .set({ status: input.running ? 'running' : 'ended', started_at: now, ends_at: now })
       .where(and(eq(device_sessions.id, s.id)));
-    await tx.update(orders).set({ status: 'completed' }).where(eq(orders.id, o!.id));
+    await tx
+      .update(orders)
+      .set({ status: input.running ? 'started' : 'completed' })
+      .where(eq(orders.id, o!.id));
     return o!.id;
   });
 }

@@ -10,11 +10,13 @@ import type { Page } from '../../../src/domain/api';
 import type { WalletView, Withdrawal } from '../../../src/domain/wallet.schema';
 import {
   audit_log,
+  device_sessions,
   ledger_entries,
   wallets,
   withdrawal_events,
   withdrawals,
 } from '../../../server/db/schema';
+import { refundOrder } from '../../../server/services/orders';
 import { assertLedgerInvariants } from '../invariants';
 import { bearer, createTestApp, postJson, type TestApp } from '../test-app';
 import { accountByUsername, createMerchantWithStaff, credit, paidConsume } from './wallet-fixtures';
@@ -287,6 +289,41 @@ describe('the lifecycle through the API', () => {
       401,
     );
     expect(await snapshot()).toEqual(s);
+    await assertLedgerInvariants(t.deps.db);
+  });
+});
+
+describe('the share of a session still running', () => {
+  it('is not withdrawable until the session ends, so its refund always finds the money', async () => {
+    const member = await createMember(t.deps.db);
+    const before = (await wallet('partner')).body;
+    const orderId = await paidConsume(t.deps.db, {
+      member_id: member,
+      device_id: 3,
+      method: 'wechat',
+      running: true,
+    });
+    const during = (await wallet('partner')).body;
+    expect(during.available_fen).toBe(before.available_fen + 37);
+    expect(during.reserved_fen).toBe(37);
+    expect(during.withdrawable_fen).toBe(before.withdrawable_fen);
+    // Everything withdrawable is taken; the running share is refused.
+    const all = await request('partner', during.withdrawable_fen);
+    expect(all.status).toBe(201);
+    expect(await request('partner', 100)).toMatchObject({
+      status: 409,
+      body: { code: 'NO_AVAILABLE_BALANCE' },
+    });
+    // The member stops at once: the whole payment is refunded, the share taken back.
+    await t.deps.db.transaction((tx) =>
+      refundOrder(tx, { order_id: orderId!, amount_fen: 200, reason: '提前结束' }),
+    );
+    await t.deps.db
+      .update(device_sessions)
+      .set({ status: 'stopped' })
+      .where(eq(device_sessions.order_id, orderId!));
+    const after = (await wallet('partner')).body;
+    expect(after).toMatchObject({ available_fen: 0, reserved_fen: 0, withdrawable_fen: 0 });
     await assertLedgerInvariants(t.deps.db);
   });
 });
