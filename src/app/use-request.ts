@@ -3,7 +3,7 @@ import { useEffect, useMemo } from 'react';
 import { fromPromise } from 'xstate';
 import { toOutcome } from '../http/outcome';
 import { requestMachine } from '../machines/request.machine';
-import { selectCanRetry, selectFailure, selectIsLoading } from '../machines/request.selectors';
+import { selectCanRetry, selectData, selectFailure, selectIsLoading } from '../machines/request.selectors';
 
 /**
  * Runs one request machine for a screen: loads on mount, exposes loading/data/error and `retry`/`refresh`.
@@ -27,7 +27,7 @@ export function useRequest<T, P = undefined>(fetcher: (params: P) => Promise<T>,
   const loading = useSelector(actor, selectIsLoading);
   const error = useSelector(actor, selectFailure);
   const canRetry = useSelector(actor, selectCanRetry);
-  const data = useSelector(actor, (s) => (s.matches('success') ? (s.context.data as T) : undefined));
+  const data = useSelector(actor, (s) => selectData<T>(s));
   return {
     loading,
     data,

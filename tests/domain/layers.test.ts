@@ -48,3 +48,12 @@ describe('sandboxes apart', () => {
     expect(importers).toEqual(['server/start.ts']);
   });
 });
+
+describe('screens read selectors', () => {
+  it('no screen, hook or component asks a snapshot for a state by name (`.matches(...)`): machines export selectors', () => {
+    const offenders = files
+      .filter((f) => /^src\/(screens|app|ui)\//.test(f))
+      .filter((f) => /\.matches\(/.test(fs.readFileSync(path.join(root, f), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+});

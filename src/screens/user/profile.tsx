@@ -1,4 +1,15 @@
 import { useSelector } from '@xstate/react';
+import {
+  selectCanRetryRecharge,
+  selectLoadingPackages,
+  selectNotice,
+  selectPackages,
+  selectProgress,
+  selectRechargeDone,
+  selectRechargeError,
+  selectRechargeMerchant,
+  selectSheetOpen,
+} from '../../machines/user-recharge.selectors';
 import { useEffect, useMemo } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
@@ -14,13 +25,6 @@ import { useQrSvg } from './use-qr-svg';
 import { RechargeSheet } from '../../ui/user/recharge-sheet';
 import { useRechargeActor } from './use-recharge-actor';
 import { cashierReturn, withoutCashierReturn } from './wechat-pay';
-
-const PROGRESS: Record<string, string> = {
-  paying: '正在创建订单…',
-  prompting: '正在调起微信支付…',
-  checking: '正在确认支付结果…',
-  pausing: '正在确认支付结果…',
-};
 
 /** `/user/profile`: the member, balances per merchant (principal and bonus), recharge, and the end-user pages. */
 export default function UserProfileScreen({ route }: ScreenProps) {
@@ -52,11 +56,17 @@ export default function UserProfileScreen({ route }: ScreenProps) {
     navigate,
     onRecharged: () => profile.refresh(),
   });
-  const r = useSelector(recharge, (s) => s);
-  const rState = typeof r.value === 'string' ? r.value : 'idle';
-  const sheetOpen = !['idle', 'done', 'start'].includes(rState);
+  const rechargeMerchant = useSelector(recharge, selectRechargeMerchant);
+  const rechargeDone = useSelector(recharge, selectRechargeDone);
+  const sheetOpen = useSelector(recharge, selectSheetOpen);
+  const loadingPackages = useSelector(recharge, selectLoadingPackages);
+  const progress = useSelector(recharge, selectProgress);
+  const packages = useSelector(recharge, selectPackages);
+  const notice = useSelector(recharge, selectNotice);
+  const rechargeError = useSelector(recharge, selectRechargeError);
+  const canRetry = useSelector(recharge, selectCanRetryRecharge);
   const merchantName =
-    profile.data?.wallets.find((w) => w.merchant_id === r.context.merchant_id)?.merchant_name ?? '';
+    profile.data?.wallets.find((w) => w.merchant_id === rechargeMerchant)?.merchant_name ?? '';
 
   let body;
   if (profile.loading && !profile.data) body = <Loading />;
@@ -92,7 +102,7 @@ export default function UserProfileScreen({ route }: ScreenProps) {
           </p>
         </section>
         <MemberCodeCard code={member.code} qrSrc={qrSrc} />
-        {init.back && r.matches('done') && (
+        {init.back && rechargeDone && (
           <button
             type="button"
             className="btn btn-primary btn-block"
@@ -148,12 +158,9 @@ export default function UserProfileScreen({ route }: ScreenProps) {
         onBack={init.back ? () => navigate(safeRedirect(init.back)) : undefined}
       />
       <main className="space-y-4 px-4 pt-4 pb-10">
-        {r.context.notice && (
-          <div
-            className={`alert ${r.matches('done') ? 'alert-success' : 'alert-info'} text-sm`}
-            role="status"
-          >
-            {r.context.notice}
+        {notice && (
+          <div className={`alert ${rechargeDone ? 'alert-success' : 'alert-info'} text-sm`} role="status">
+            {notice}
           </div>
         )}
         {body}
@@ -161,16 +168,12 @@ export default function UserProfileScreen({ route }: ScreenProps) {
       <RechargeSheet
         open={sheetOpen}
         merchantName={merchantName}
-        packages={r.context.packages}
-        loading={rState === 'loadingPackages'}
-        progress={PROGRESS[rState] ?? null}
-        error={r.context.error?.message ?? null}
+        packages={packages}
+        loading={loadingPackages}
+        progress={progress}
+        error={rechargeError?.message ?? null}
         onSelect={(package_id) => recharge.send({ type: 'package.select', package_id })}
-        onRetry={
-          r.context.error && r.context.error.retry !== 'none'
-            ? () => recharge.send({ type: 'retry' })
-            : undefined
-        }
+        onRetry={canRetry ? () => recharge.send({ type: 'retry' }) : undefined}
         onClose={() => recharge.send({ type: 'recharge.close' })}
       />
     </UserPage>

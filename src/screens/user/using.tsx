@@ -1,4 +1,13 @@
 import { useActorRef, useSelector } from '@xstate/react';
+import {
+  selectList,
+  selectLoadFailed,
+  selectSignedOut,
+  selectStopDialogOpen,
+  selectStopResult,
+  selectStopping,
+  selectUsingError,
+} from '../../machines/user-using.selectors';
 import { useMemo } from 'react';
 import { useLocation } from 'wouter';
 import { fromPromise } from 'xstate';
@@ -43,12 +52,17 @@ export default function UsingScreen({ route }: ScreenProps) {
     [],
   );
   const actor = useActorRef(logic);
-  const s = useSelector(actor, (x) => x);
-  const { list, error, result } = s.context;
+  const signedOut = useSelector(actor, selectSignedOut);
+  const loadFailed = useSelector(actor, selectLoadFailed);
+  const stopDialogOpen = useSelector(actor, selectStopDialogOpen);
+  const stopping = useSelector(actor, selectStopping);
+  const list = useSelector(actor, selectList);
+  const error = useSelector(actor, selectUsingError);
+  const result = useSelector(actor, selectStopResult);
   const items = list?.items ?? [];
 
   let body;
-  if (s.matches('signedOut'))
+  if (signedOut)
     body = (
       <EmptyState icon="" title="请先登录">
         <button
@@ -60,7 +74,7 @@ export default function UsingScreen({ route }: ScreenProps) {
         </button>
       </EmptyState>
     );
-  else if (s.matches('failed'))
+  else if (loadFailed)
     body = (
       <ErrorState message={error?.message ?? '加载失败'} onRetry={() => actor.send({ type: 'retry' })} />
     );
@@ -144,12 +158,12 @@ export default function UsingScreen({ route }: ScreenProps) {
         </div>
       </main>
       <ConfirmDialog
-        open={s.matches('confirmingStop') || s.matches('stopping')}
+        open={stopDialogOpen}
         title="结束使用"
         message="提前结束后设备将停止运行，未使用的分钟数将按比例退款到余额。确定结束吗？"
         confirmLabel="结束使用"
         danger
-        busy={s.matches('stopping')}
+        busy={stopping}
         onConfirm={() => actor.send({ type: 'stop.confirm' })}
         onCancel={() => actor.send({ type: 'stop.cancel' })}
       />
