@@ -8,7 +8,7 @@ import { Money, PageHeader } from '../../ui';
 import { ORDER_STATUS_LABELS, shortTime } from '../../ui/user/format';
 import { PagedList } from '../../ui/user/paged-list';
 import { SignInPrompt } from '../../ui/user/sign-in-prompt';
-import { usePaged } from './use-paged';
+import { usePaged } from '../../app/user/use-paged';
 
 /** `/user/consumption-history`: device runs, newest first, with what was refunded. */
 export default function ConsumptionHistoryScreen({ route }: ScreenProps) {

@@ -9,7 +9,7 @@ import { PageHeader, Toast } from '../../ui';
 import { shortTime } from '../../ui/user/format';
 import { PagedList } from '../../ui/user/paged-list';
 import { SignInPrompt } from '../../ui/user/sign-in-prompt';
-import { usePaged } from './use-paged';
+import { usePaged } from '../../app/user/use-paged';
 
 type Category = keyof typeof FEEDBACK_CATEGORIES;
 

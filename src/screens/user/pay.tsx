@@ -9,7 +9,7 @@ import { PAY_SHELL_BODY } from '../../ui/user/pay-shell';
 import { ActionPanel } from '../../ui/user/action-panel';
 import { DeviceCard } from '../../ui/user/device-card';
 import { PriceCards } from '../../ui/user/price-cards';
-import { usePayActor } from './use-pay-actor';
+import { usePayActor } from '../../app/user/use-pay-actor';
 
 /** `/user/pay`: the device behind the QR code, its prices, the wallet, and the two ways to pay. */
 export default function PayScreen({ route }: ScreenProps) {

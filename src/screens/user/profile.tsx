@@ -23,8 +23,8 @@ import { MenuList } from '../../ui/user/menu-list';
 import { MemberCodeCard } from '../../ui/user/member-code-card';
 import { useQrSvg } from './use-qr-svg';
 import { RechargeSheet } from '../../ui/user/recharge-sheet';
-import { useRechargeActor } from './use-recharge-actor';
-import { cashierReturn, withoutCashierReturn } from './wechat-pay';
+import { useRechargeActor } from '../../app/user/use-recharge-actor';
+import { cashierReturn, withoutCashierReturn } from '../../app/user/wechat-pay';
 
 /** `/user/profile`: the member, balances per merchant (principal and bonus), recharge, and the end-user pages. */
 export default function UserProfileScreen({ route }: ScreenProps) {

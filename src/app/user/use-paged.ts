@@ -3,7 +3,7 @@
  * through the shell's request machine and appended.
  */
 import { useEffect, useState } from 'react';
-import { useRequest } from '../../app/use-request';
+import { useRequest } from '../use-request';
 import type { Page } from '../../domain/api';
 
 export function usePaged<T>(fetchPage: (page: number) => Promise<Page<T>>) {
