@@ -1,4 +1,4 @@
-import { useActorRef, useSelector } from '@xstate/react';
+import { shallowEqual, useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo } from 'react';
 import { fromPromise } from 'xstate';
 import type { ScreenProps } from '../../app/screen-registry';
@@ -6,6 +6,7 @@ import { useRequest } from '../../app/use-request';
 import { formatFen } from '../../domain/money';
 import { employeeApi } from '../../http/employee-api';
 import { toOutcome } from '../../http/outcome';
+import { selectCashSteps } from '../../machines/cash-recharge.selectors';
 import { cashRechargeMachine, creditOf, type CashRechargeBody } from '../../machines/cash-recharge.machine';
 import { ConfirmDialog, Loading, Money } from '../../ui';
 import { FormField } from '../../ui/form-field';
@@ -40,7 +41,8 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
   const s = useSelector(actor, (x) => x);
   const c = s.context;
   const send = actor.send;
-  const done = s.matches('done');
+  const is = useSelector(actor, selectCashSteps, shallowEqual);
+  const done = is.done;
   useEffect(() => {
     if (done) today.refresh();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- refresh once per finished recharge
@@ -49,7 +51,7 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
   const credit = creditOf(c, pkgs);
 
   let top;
-  if (s.matches('entering'))
+  if (is.entering)
     top = (
       <form
         className="space-y-2 rounded-box bg-base-100 p-4"
@@ -88,7 +90,7 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
         </div>
       </form>
     );
-  else if (s.matches('scanning'))
+  else if (is.scanning)
     top = (
       <CodeScanner
         onDetected={(value) => send({ type: 'scan.detected', value })}
@@ -96,7 +98,7 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
         onCancel={() => send({ type: 'scan.cancel' })}
       />
     );
-  else if (s.matches('lookingUp')) top = <Loading label="正在查询会员…" />;
+  else if (is.lookingUp) top = <Loading label="正在查询会员…" />;
   else if (done && c.result)
     top = (
       <div className="space-y-3 rounded-box bg-base-100 p-4 text-center" data-testid="cash-result">
@@ -156,7 +158,7 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
               {c.message}
             </div>
           )}
-          {s.matches('failed') ? (
+          {is.failed ? (
             <div className="flex gap-2">
               <button type="button" className="btn flex-1" onClick={() => send({ type: 'cancel' })}>
                 返回修改
@@ -173,10 +175,10 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
             <button
               type="button"
               className="btn btn-primary btn-block"
-              disabled={s.matches('submitting')}
+              disabled={is.submitting}
               onClick={() => send({ type: 'recharge.submit' })}
             >
-              {s.matches('submitting') ? '正在充值…' : '确认充值'}
+              {is.submitting ? '正在充值…' : '确认充值'}
             </button>
           )}
         </div>
@@ -190,8 +192,8 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
         <TodaysCash list={today.data} />
       </div>
       <ConfirmDialog
-        open={s.matches('confirming') || s.matches('submitting')}
-        busy={s.matches('submitting')}
+        open={is.confirming || is.submitting}
+        busy={is.submitting}
         title="确认现金充值"
         message={`会员：${c.member?.nickname ?? ''}（${c.member?.code ?? ''}）\n收取现金 ${formatFen(credit.pay_fen)}${credit.bonus_fen > 0 ? `，赠送 ${formatFen(credit.bonus_fen)}` : ''}，到账 ${formatFen(credit.pay_fen + credit.bonus_fen)}`}
         confirmLabel="已收现金，确认充值"
