@@ -108,6 +108,15 @@ async function main() {
     if (ownPg) stopOwnPostgres();
   }
   console.log(table(rows));
+  // BENCH_ONLY runs some sections: the other sections' rows of the last full run are kept.
+  const resultsFile = path.join(root, 'bench', 'results.json');
+  const ran = new Set(rows.map((r) => r.section));
+  const kept: BenchRow[] =
+    only && fs.existsSync(resultsFile)
+      ? ((JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { rows?: BenchRow[] }).rows ?? []).filter(
+          (r) => !ran.has(r.section),
+        )
+      : [];
   const out = {
     generated_at: new Date().toISOString(),
     machine: {
@@ -117,9 +126,9 @@ async function main() {
       platform: process.platform,
     },
     limits: ctx.limits,
-    rows,
+    rows: [...kept, ...rows],
   };
-  fs.writeFileSync(path.join(root, 'bench', 'results.json'), JSON.stringify(out, null, 2) + '\n');
+  fs.writeFileSync(resultsFile, JSON.stringify(out, null, 2) + '\n');
   console.error('[bench] wrote bench/results.json');
   // Servers started in-process may leave timers (device simulator); the run is over.
   process.exit(rows.some((r) => r.name === 'failed') ? 1 : 0);

@@ -48,10 +48,11 @@ export async function seedSampleOrders(db: Db, o: SampleOptions): Promise<void> 
       g.t, g.t
     from g, ds`);
   await db.execute(sql`
-    insert into device_sessions (order_id, device_id, minutes, status, started_at, ends_at, ended_at)
+    insert into device_sessions (order_id, device_id, minutes, status, started_at, ends_at, ended_at, created_at)
     select o.id, o.device_id, o.minutes, case when o.refunded_fen > 0 then 'stopped' else 'ended' end,
       o.paid_at, o.paid_at + make_interval(mins => o.minutes),
-      o.paid_at + make_interval(secs => case when o.refunded_fen > 0 then o.minutes * 30 else o.minutes * 60 end)
+      o.paid_at + make_interval(secs => case when o.refunded_fen > 0 then o.minutes * 30 else o.minutes * 60 end),
+      o.paid_at
     from orders o where o.order_no like ${`S${o.tag}-%`} and o.kind = 'consume'`);
   await db.execute(sql`analyze orders`);
   await db.execute(sql`analyze device_sessions`);

@@ -3,6 +3,7 @@
  * (venues, merchants for the admin), and the CSV download: a streamed fetch that reports its progress.
  */
 import type { Page } from '../domain/api';
+import type { Merchant } from '../domain/merchants.schema';
 import type { DailyKind, ReportAnswers, ReportKind } from '../domain/reports.schema';
 import { ApiRequestError, headersFor, http, httpConfig } from './client';
 import { queryString as query } from './query-string';
@@ -34,7 +35,7 @@ export const reportsApi = {
   /** The venues a filter may offer (the first 100, by the venues list of the merchant). */
   venues: (merchant_id?: number) => venuesApi.list({ page_size: 100, merchant_id }).then((p) => p.items),
   /** The merchants the admin may pick. */
-  merchants: () => http.get<Page<Option>>('/admin/merchants?page_size=100').then((p) => p.items),
+  merchants: () => http.get<Page<Merchant>>('/admin/merchants?page_size=100').then((p) => p.items),
 };
 
 export interface Download {

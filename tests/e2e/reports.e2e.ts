@@ -88,6 +88,27 @@ describe('reports', () => {
       }
     });
 
+  it('the admin filters by merchant, then by venue', async () => {
+    const { page, context } = await newPhonePage(browser);
+    try {
+      await loginAs(page, app.url, 'admin');
+      await page.goto(`${app.url}/reports/consumption`);
+      await page.getByTestId('report-totals').waitFor();
+      await page.getByRole('button', { name: '近 30 天' }).click();
+      await page.getByLabel('商户', { exact: true }).selectOption({ label: '星河共享自助' });
+      await expect.poll(() => page.url()).toContain('merchant_id=1');
+      await page.getByLabel('场地', { exact: true }).selectOption({ label: '滨江社区店' });
+      await expect.poll(() => page.url()).toContain('venue_id=2');
+      const venues = page.getByTestId('report-rows').locator('tbody tr');
+      await expect.poll(() => venues.count()).toBeGreaterThan(0);
+      for (const text of await venues.allTextContents()) expect(text).toContain('滨江社区店');
+      await page.getByTestId('report-chart').locator('canvas').waitFor();
+      await screenshot(page, 'reports-admin-filters');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('the daily screens: one day, the employee sees their own cash', async () => {
     const { page, context } = await newPhonePage(browser);
     try {

@@ -92,6 +92,8 @@ export const device_sessions = pgTable(
   (t) => [
     index('device_sessions_device_idx').on(t.device_id, t.status),
     index('device_sessions_due_idx').on(t.status, t.ends_at),
+    // Reports join the sessions of a range's orders by this window (server/routes/reports/reports.sql.ts).
+    index('device_sessions_created_idx').on(t.created_at),
     uniqueIndex('device_sessions_one_active_uq')
       .on(t.device_id)
       .where(sql`${t.status} in ('starting', 'running')`),

@@ -23,10 +23,10 @@ import {
 import type { Db } from '../../db/client';
 import {
   cashAgg,
-  consumptionDays,
-  consumptionRows,
+  consumptionAgg,
+  deviceList,
+  devicesById,
   deviceUsageAgg,
-  deviceUsageRows,
   num,
   rechargeAgg,
   rowsOf,
@@ -58,28 +58,41 @@ const USAGE_KEYS = ['sessions', 'minutes', 'revenue_fen', 'refund_fen'] as const
 const utilisation = (minutes: number, devices: number, days: number) =>
   devices === 0 ? 0 : Math.floor((minutes * 10_000) / (devices * days * 1440));
 
+const deviceRow = (r: Raw, usage: Raw | undefined, days: number): DeviceUsageRow => ({
+  device_id: num(r.device_id),
+  device_name: String(r.device_name),
+  serial: String(r.serial),
+  venue_id: r.venue_id === null ? null : num(r.venue_id),
+  venue_name: String(r.venue_name),
+  merchant_id: num(r.merchant_id),
+  merchant_name: String(r.merchant_name),
+  ...(pick(usage ?? {}, USAGE_KEYS) as Record<(typeof USAGE_KEYS)[number], number>),
+  utilisation_bp: utilisation(num(usage?.minutes), 1, days),
+});
+
 async function deviceUsage(db: Db, s: ReportScope) {
   const days = daysBetween(s.from, s.to);
-  const rows = (await rowsOf<Raw>(db, deviceUsageRows(s))).map((r): DeviceUsageRow => ({
-    device_id: num(r.device_id),
-    device_name: String(r.device_name),
-    serial: String(r.serial),
-    venue_id: r.venue_id === null ? null : num(r.venue_id),
-    venue_name: String(r.venue_name),
-    merchant_id: num(r.merchant_id),
-    merchant_name: String(r.merchant_name),
-    ...(pick(r, USAGE_KEYS) as Record<(typeof USAGE_KEYS)[number], number>),
-    utilisation_bp: utilisation(num(r.minutes), 1, days),
-  }));
-  const byDay = await rowsOf<Raw>(db, deviceUsageAgg(s, true));
-  const found = new Map(byDay.map((r) => [String(r.k), { date: String(r.k), ...pick(r, USAGE_KEYS) }]));
+  const agg = await rowsOf<Raw>(db, deviceUsageAgg(s));
+  const usage = new Map(agg.filter((r) => r.g === 'd').map((r) => [Number(r.k), r]));
+  // Every device of the scope; an employee's figures list only the devices they took orders on.
+  const listed = s.operatorId === null ? await rowsOf<Raw>(db, deviceList(s)) : [];
+  const seen = new Set(listed.map((r) => num(r.device_id)));
+  const missing = [...usage.keys()].filter((id) => !seen.has(id));
+  const all = missing.length ? [...listed, ...(await rowsOf<Raw>(db, devicesById(missing)))] : listed;
+  const rows = all
+    .map((r) => deviceRow(r, usage.get(num(r.device_id)), days))
+    .sort(
+      (a, b) =>
+        a.merchant_id - b.merchant_id ||
+        (a.venue_id ?? 2 ** 31) - (b.venue_id ?? 2 ** 31) ||
+        a.device_id - b.device_id,
+    );
+  const found = new Map(
+    agg.filter((r) => r.g === 'x').map((r) => [String(r.k), { date: String(r.k), ...pick(r, USAGE_KEYS) }]),
+  );
   const sums = sumOf(rows, USAGE_KEYS);
   return {
-    totals: {
-      devices: rows.length,
-      ...sums,
-      utilisation_bp: utilisation(sums.minutes, rows.length, days),
-    },
+    totals: { devices: rows.length, ...sums, utilisation_bp: utilisation(sums.minutes, rows.length, days) },
     days: everyDay(s, found as Map<string, DeviceUsageDay>, (date) => ({
       date,
       sessions: 0,
@@ -105,13 +118,13 @@ const rechargeFigures = (r: Raw): RechargeFigures => {
 };
 
 async function recharge(db: Db, s: ReportScope) {
-  const byMethod = new Map((await rowsOf<Raw>(db, rechargeAgg(s, false))).map((r) => [r.method, r]));
+  const agg = await rowsOf<Raw>(db, rechargeAgg(s));
   const rows: RechargeRow[] = (['wechat', 'cash'] as const).map((method) => ({
     method,
-    ...rechargeFigures(byMethod.get(method) ?? {}),
+    ...sumOf(agg.filter((r) => r.method === method).map(rechargeFigures), RECHARGE_KEYS),
   }));
   const found = new Map<string, RechargeDay>();
-  for (const r of await rowsOf<Raw>(db, rechargeAgg(s, true))) {
+  for (const r of agg) {
     const date = String(r.date);
     const f = rechargeFigures(r);
     const d = found.get(date) ?? { date, ...sumOf([], RECHARGE_KEYS), wechat_fen: 0, cash_fen: 0 };
@@ -176,14 +189,24 @@ const consumptionFigures = (r: Raw): ConsumptionFigures => {
 };
 
 async function consumption(db: Db, s: ReportScope) {
-  const rows = (await rowsOf<Raw>(db, consumptionRows(s))).map((r): ConsumptionRow => ({
-    venue_id: r.venue_id === null ? null : num(r.venue_id),
-    venue_name: String(r.venue_name),
-    merchant_id: num(r.merchant_id),
-    merchant_name: String(r.merchant_name),
-    method: r.method as PayMethod,
-    ...consumptionFigures(r),
-  }));
+  const agg = await rowsOf<Raw>(db, consumptionAgg(s));
+  const byRow = new Map<string, ConsumptionRow>();
+  for (const r of agg) {
+    const key = `${String(r.merchant_id)}/${String(r.venue_id)}/${String(r.method)}`;
+    const f = consumptionFigures(r);
+    const row = byRow.get(key) ?? {
+      venue_id: r.venue_id === null ? null : num(r.venue_id),
+      venue_name: String(r.venue_name),
+      merchant_id: num(r.merchant_id),
+      merchant_name: String(r.merchant_name),
+      method: r.method as PayMethod,
+      ...sumOf([], CONSUMPTION_KEYS),
+    };
+    for (const k of CONSUMPTION_KEYS) row[k] += f[k];
+    byRow.set(key, row);
+  }
+  // The query orders by merchant, venue, method: the map keeps that order.
+  const rows = [...byRow.values()];
   const zero = (date: string): ConsumptionDay => ({
     date,
     ...sumOf([], CONSUMPTION_KEYS),
@@ -192,7 +215,7 @@ async function consumption(db: Db, s: ReportScope) {
     cash_fen: 0,
   });
   const found = new Map<string, ConsumptionDay>();
-  for (const r of await rowsOf<Raw>(db, consumptionDays(s))) {
+  for (const r of agg) {
     const date = String(r.date);
     const f = consumptionFigures(r);
     const d = found.get(date) ?? zero(date);

@@ -27,9 +27,9 @@ export const localDay = (s: ReportScope) =>
   sql`to_char((${PAID_AT} at time zone ${s.tz})::date, 'YYYY-MM-DD')`;
 
 /** The orders of one kind inside the scope and the range. */
-export function orderWhere(s: ReportScope, kind: 'recharge' | 'consume', extra?: SQL): SQL {
+export function orderWhere(s: ReportScope, kind: 'recharge' | 'consume' | null, extra?: SQL): SQL {
   const parts: SQL[] = [
-    sql`o.kind = ${kind}`,
+    kind === null ? sql`true` : sql`o.kind = ${kind}`,
     COUNTED,
     sql`${PAID_AT} >= (${s.from}::date::timestamp at time zone ${s.tz})`,
     sql`${PAID_AT} < ((${s.to}::date + 1)::timestamp at time zone ${s.tz})`,
@@ -70,40 +70,61 @@ function usedMinutes(s: ReportScope): SQL {
     else floor((${seconds} + 30) / 60)::int end`;
 }
 
-/** Device usage, per device (`byDay` false) or per local day (`byDay` true), from consume orders and sessions. */
-export function deviceUsageAgg(s: ReportScope, byDay: boolean): SQL {
-  const key = byDay ? sql`${localDay(s)}` : sql`o.device_id`;
-  return sql`select ${key} as k,
-      count(ds.started_at)::int8 as sessions,
-      coalesce(sum(${usedMinutes(s)}), 0)::int8 as minutes,
-      coalesce(sum(o.amount_fen - o.refunded_fen), 0)::int8 as revenue_fen,
-      coalesce(sum(o.refunded_fen), 0)::int8 as refund_fen
-    from orders o left join device_sessions ds on ds.order_id = o.id
-    where ${orderWhere(s, 'consume', sql`o.device_id is not null`)}
-    group by 1`;
+/**
+ * How far a session's creation may lie from its order's payment: a paid order starts its session at once or is
+ * refunded, so a week is a wide margin. It bounds the sessions joined (device_sessions_created_idx) instead of
+ * hashing every session ever run; the join on order_id keeps the result exact.
+ */
+const SESSION_MARGIN = sql`interval '7 days'`;
+
+/**
+ * Device usage aggregated twice in one pass over the orders (consumption and free service starts, which use a
+ * device without revenue): per device (`g = 'd'`, key the device id) and per local day (`g = 'x'`, key the day).
+ */
+export function deviceUsageAgg(s: ReportScope): SQL {
+  const start = sql`(${s.from}::date::timestamp at time zone ${s.tz})`;
+  const end = sql`((${s.to}::date + 1)::timestamp at time zone ${s.tz})`;
+  const kinds = sql`o.kind in ('consume', 'service') and o.device_id is not null`;
+  return sql`with u as materialized (
+      select o.device_id, ${localDay(s)} as day, (ds.started_at is not null)::int as started,
+        ${usedMinutes(s)} as minutes, o.amount_fen - o.refunded_fen as revenue, o.refunded_fen as refund
+      from orders o left join device_sessions ds on ds.order_id = o.id
+        and ds.created_at >= ${start} - ${SESSION_MARGIN} and ds.created_at < ${end} + ${SESSION_MARGIN}
+      where ${orderWhere(s, null, kinds)}
+    ), a as (
+      select 'd' as g, device_id::text as k, started, minutes, revenue, refund from u
+      union all select 'x', day, started, minutes, revenue, refund from u
+    )
+    select g, k, sum(started)::int8 as sessions, coalesce(sum(minutes), 0)::int8 as minutes,
+      sum(revenue)::int8 as revenue_fen, sum(refund)::int8 as refund_fen
+    from a group by g, k`;
 }
 
-/** Every device of the scope (and any other that has orders in it), with its usage. */
-export function deviceUsageRows(s: ReportScope): SQL {
-  const where: SQL[] = [];
+/** The devices of the scope (with a venue filter: the venue's devices; the usage adds those with orders there). */
+export function deviceList(s: ReportScope): SQL {
+  const where: SQL[] = [sql`true`];
   if (s.merchantId !== null) where.push(sql`d.merchant_id = ${s.merchantId}`);
-  if (s.venueId !== null) where.push(sql`(d.venue_id = ${s.venueId} or a.k is not null)`);
-  // An employee's figures are the orders they took: devices without any are not theirs to list.
-  if (s.operatorId !== null) where.push(sql`a.k is not null`);
-  return sql`with a as (${deviceUsageAgg(s, false)})
-    select d.id as device_id, d.name as device_name, d.serial, d.venue_id, coalesce(v.name, '') as venue_name,
-      d.merchant_id, m.name as merchant_name, coalesce(a.sessions, 0) as sessions,
-      coalesce(a.minutes, 0) as minutes, coalesce(a.revenue_fen, 0) as revenue_fen,
-      coalesce(a.refund_fen, 0) as refund_fen
+  if (s.venueId !== null) where.push(sql`d.venue_id = ${s.venueId}`);
+  return sql`select d.id as device_id, d.name as device_name, d.serial, d.venue_id, coalesce(v.name, '') as venue_name,
+      d.merchant_id, m.name as merchant_name
     from devices d join merchants m on m.id = d.merchant_id left join venues v on v.id = d.venue_id
-      left join a on a.k = d.id
-    ${where.length ? sql`where ${sql.join(where, sql` and `)}` : sql``}
-    order by d.merchant_id, d.venue_id nulls last, d.id`;
+    where ${sql.join(where, sql` and `)}`;
 }
 
-/** Recharges per method, or per day and method. */
-export function rechargeAgg(s: ReportScope, byDay: boolean): SQL {
-  return sql`select ${byDay ? localDay(s) : sql`''`} as date, o.method,
+/** Named devices (those with usage in the scope that the list above left out). */
+export function devicesById(ids: number[]): SQL {
+  return sql`select d.id as device_id, d.name as device_name, d.serial, d.venue_id,
+      coalesce(v.name, '') as venue_name, d.merchant_id, m.name as merchant_name
+    from devices d join merchants m on m.id = d.merchant_id left join venues v on v.id = d.venue_id
+    where d.id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`;
+}
+
+/** Recharges per local day and method (the rows per method are their sums). */
+export function rechargeAgg(s: ReportScope): SQL {
+  return sql`select ${localDay(s)} as date, o.method,
       count(*)::int8 as count, sum(o.amount_fen)::int8 as paid_fen, sum(o.bonus_fen)::int8 as bonus_fen,
       sum(o.refunded_fen)::int8 as refund_fen
     from orders o where ${orderWhere(s, 'recharge')}
@@ -126,21 +147,16 @@ export function cashAgg(s: ReportScope): SQL {
     group by 1, 2, 3, 4, 5 order by 1, 4, 2 nulls last`;
 }
 
-/** Consumption per venue and method. */
-export function consumptionRows(s: ReportScope): SQL {
-  return sql`select o.venue_id, coalesce(v.name, '') as venue_name, o.merchant_id, m.name as merchant_name,
-      o.method, count(*)::int8 as count, sum(o.amount_fen)::int8 as amount_fen,
-      sum(o.bonus_fen)::int8 as bonus_fen, sum(o.refunded_fen)::int8 as refund_fen
-    from orders o join merchants m on m.id = o.merchant_id left join venues v on v.id = o.venue_id
-    where ${orderWhere(s, 'consume')}
-    group by 1, 2, 3, 4, 5 order by 3, 1 nulls last, 5`;
-}
-
-/** Consumption per local day and method. */
-export function consumptionDays(s: ReportScope): SQL {
-  return sql`select ${localDay(s)} as date, o.method, count(*)::int8 as count,
-      sum(o.amount_fen)::int8 as amount_fen, sum(o.bonus_fen)::int8 as bonus_fen,
-      sum(o.refunded_fen)::int8 as refund_fen
-    from orders o where ${orderWhere(s, 'consume')}
-    group by 1, 2 order by 1, 2`;
+/** Consumption per local day, venue and method, in one pass (rows and days are sums of these). */
+export function consumptionAgg(s: ReportScope): SQL {
+  return sql`with a as (
+      select ${localDay(s)} as date, o.venue_id, o.merchant_id, o.method, count(*)::int8 as count,
+        sum(o.amount_fen)::int8 as amount_fen, sum(o.bonus_fen)::int8 as bonus_fen,
+        sum(o.refunded_fen)::int8 as refund_fen
+      from orders o where ${orderWhere(s, 'consume')}
+      group by 1, 2, 3, 4
+    )
+    select a.*, coalesce(v.name, '') as venue_name, m.name as merchant_name
+    from a join merchants m on m.id = a.merchant_id left join venues v on v.id = a.venue_id
+    order by a.merchant_id, a.venue_id nulls last, a.method, a.date`;
 }

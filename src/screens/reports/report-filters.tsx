@@ -5,7 +5,9 @@
  */
 import { useState } from 'react';
 import { addDays, daysBetween, MAX_REPORT_DAYS } from '../../domain/reports.schema';
+import type { Merchant } from '../../domain/merchants.schema';
 import type { Option } from '../../http/reports-api';
+import { MerchantFilter } from '../../ui/merchant-filter';
 
 export interface ReportFilters {
   from?: string | undefined;
@@ -45,7 +47,10 @@ interface Props {
   /** The range the last answer covered, and the server's today. */
   shown: { from: string; to: string; today: string } | undefined;
   venues: Option[] | undefined;
-  merchants: Option[] | undefined;
+  /** The admin's merchant filter: shown when `admin`; the list undefined while it loads. */
+  admin: boolean;
+  merchants: Pick<Merchant, 'id' | 'name' | 'status'>[] | undefined;
+  merchantsFailed: boolean;
   onChange: (next: ReportFilters) => void;
 }
 
@@ -192,13 +197,13 @@ export function ReportFilterBar(props: Props) {
   return (
     <div className="flex flex-col gap-2 px-4 pt-3">
       {props.daily ? <DayPicker {...props} /> : <RangePicker {...props} />}
-      {!!(props.merchants?.length || props.venues?.length) && (
+      {(props.admin || !!props.venues?.length) && (
         <div className="flex gap-2">
-          {!!props.merchants?.length && (
-            <Select
-              label="商户"
-              all="全部商户"
-              options={props.merchants}
+          {props.admin && (
+            <MerchantFilter
+              className="select-sm min-w-0 flex-1"
+              merchants={props.merchants}
+              failed={props.merchantsFailed}
               value={value.merchant_id}
               onChange={(merchant_id) => onChange({ ...value, merchant_id, venue_id: undefined })}
             />

@@ -145,7 +145,9 @@ export function ReportScreen(props: {
         value={filters}
         shown={shown || undefined}
         venues={venues.data}
+        admin={user?.level === 1}
         merchants={merchants.data}
+        merchantsFailed={!!merchants.error}
         onChange={setFilters}
       />
       <div className="flex items-center justify-between px-4 pt-2 text-xs text-base-content/60">

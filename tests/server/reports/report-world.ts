@@ -54,6 +54,7 @@ async function order(db: Db, paid: string, o: OrderSeed, s?: SessionSeed) {
       started_at: started,
       ends_at: started && new Date(started.getTime() + s.minutes * 60_000),
       ended_at: s.ended ? local(s.ended) : null,
+      created_at: local(paid),
     });
   }
 }
@@ -118,5 +119,7 @@ export async function createWorld(): Promise<World> {
   await order(db, '2026-10-31T10:00:00', use(1, 2, 'wallet', 200), { status: 'ended', minutes: 30, started: '2026-10-31T10:00:00', ended: '2026-10-31T10:30:00' }); // prettier-ignore
   await order(db, '2026-11-03T19:30:00', use(2, 6, 'wallet', 350, { status: 'started' }), { status: 'running', minutes: 60, started: '2026-11-03T19:30:00' }); // prettier-ignore
   await order(db, '2026-11-02T11:00:00', { ...use(v3!.id, d7!.id, 'wechat', 500), merchant_id: m2!.id }, { status: 'ended', minutes: 60, started: '2026-11-02T11:00:00', ended: '2026-11-02T12:00:00' }); // prettier-ignore
+  // A free service start by the employee: the device is used, no money moves (no revenue, no cash).
+  await order(db, '2026-11-03T08:00:00', { ...use(2, 5, 'cash', 1), kind: 'service', method: 'free', amount_fen: 0, operator_account_id: employee, member_id: null }, { status: 'ended', minutes: 30, started: '2026-11-03T08:00:00', ended: '2026-11-03T08:30:00' }); // prettier-ignore
   return { t, m2: { merchant: m2!.id, venue: v3!.id, device: d7!.id }, employee, emp2: emp2!.id };
 }

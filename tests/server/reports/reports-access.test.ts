@@ -127,6 +127,6 @@ describe('CSV', () => {
     const lines = new TextDecoder().decode(bytes.slice(3)).trimEnd().split('\r\n');
     expect(lines).toHaveLength(8);
     expect(lines[1]).toBe('星河共享自助,星河广场店,广场 1 号充电桩,XH-CP-0001,2,45,2.90,2.60,1.04%');
-    expect(lines[7]).toBe('合计,,,,6,196,13.50,9.00,0.75%');
+    expect(lines[7]).toBe('合计,,,,7,226,13.50,9.00,0.87%');
   });
 });

@@ -105,14 +105,14 @@ describe('device usage report', () => {
       [2, 1, 30, 200, 0, 69],
       [3, 0, 0, 0, 350, 0], // never started: refunded in full
       [4, 2, 91, 510, 290, 210], // 61 (60:40 rounds to 61) + 30
-      [5, 0, 0, 0, 0, 0], // only a closed order
+      [5, 1, 30, 0, 0, 69], // a free service start (a closed order does not count)
       [6, 1, 30, 350, 0, 69], // running since 19:30, now 20:00
     ]); // prettier-ignore
-    expect(r.totals).toEqual({ devices: 6, sessions: 6, minutes: 196, revenue_fen: 1350, refund_fen: 900, utilisation_bp: 75 }); // prettier-ignore
+    expect(r.totals).toEqual({ devices: 6, sessions: 7, minutes: 226, revenue_fen: 1350, refund_fen: 900, utilisation_bp: 87 }); // prettier-ignore
     expect(r.days.map((d) => [d.date, d.sessions, d.minutes, d.revenue_fen, d.refund_fen])).toEqual([
       ['2026-11-01', 2, 60, 400, 0],
       ['2026-11-02', 2, 76, 400, 550],
-      ['2026-11-03', 2, 60, 550, 350],
+      ['2026-11-03', 3, 90, 550, 350],
     ]);
     const v1 = await get<DeviceUsageReport>(`/reports/device-usage?${RANGE}&venue_id=1`);
     expect(v1.rows.map((d) => d.device_id)).toEqual([1, 2, 3]);

@@ -1,0 +1,1 @@
+CREATE INDEX "device_sessions_created_idx" ON "device_sessions" USING btree ("created_at");
