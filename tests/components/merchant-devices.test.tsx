@@ -9,44 +9,19 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devices } from '../../server/db/schema';
-import { forgetMe } from '../../src/app/staff-features';
-import type { LoginResponse } from '../../src/domain/api';
 import { ROUTES } from '../../src/domain/routes';
-import { configureHttp, resetHttp } from '../../src/http/client';
 import DevicesScreen from '../../src/screens/merchant/devices';
-import { createTestApp, postJson, type TestApp } from '../server/test-app';
+import { startStaffHarness, type StaffHarness } from './staff-harness';
 
-let t: TestApp;
+let h: StaffHarness;
 const route = ROUTES.find((r) => r.id === 'merchant-devices')!;
-let requests: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
-  const { body } = await t.json<LoginResponse>(
-    '/backend/auth/login',
-    postJson({ username: 'merchant', password: 'demo1234' }),
-  );
-  localStorage.setItem('token', body.token);
-  localStorage.setItem('user', JSON.stringify(body.user));
-  configureHttp({
-    baseURL: '/backend',
-    stores: { local: localStorage, session: sessionStorage },
-    navigate: (p) => window.history.pushState(null, '', p),
-    currentPath: () => window.location.pathname + window.location.search,
-    log: () => {},
-    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
-      requests.push(`${init?.method ?? 'GET'} ${String(input)}`);
-      return t.app.request(String(input), init);
-    }) as typeof fetch,
-  });
+  h = await startStaffHarness('merchant');
 }, 60_000);
-
 afterAll(async () => {
   cleanup();
-  resetHttp();
-  forgetMe();
-  localStorage.clear();
-  await t?.close();
+  await h?.close();
 });
 
 describe('/merchant/devices screen', () => {
@@ -60,17 +35,17 @@ describe('/merchant/devices screen', () => {
       fireEvent.click(screen.getByRole('button', { name: '批量添加' }));
       const prefix = await screen.findByLabelText('名称前缀');
       fireEvent.change(screen.getByLabelText('数量'), { target: { value: '0' } });
-      requests = [];
+      h.requests.length = 0;
       fireEvent.click(screen.getByRole('button', { name: '确认添加' }));
       await screen.findByText('请输入名称前缀');
       expect(screen.getByText('数量至少 1 台')).toBeTruthy();
-      expect(requests.filter((r) => r.startsWith('POST'))).toEqual([]);
+      expect(h.requests.filter((r) => r.startsWith('POST'))).toEqual([]);
       fireEvent.change(prefix, { target: { value: '新充电桩 ' } });
       fireEvent.change(screen.getByLabelText('数量'), { target: { value: '3' } });
       fireEvent.click(screen.getByRole('button', { name: '确认添加' }));
       await screen.findByText('已添加 3 台，已选中，可打印标签');
       await waitFor(() => expect(screen.getAllByTestId('device-row')).toHaveLength(9));
-      const added = await t.deps.db.select().from(devices).where(eq(devices.venue_id, 1));
+      const added = await h.t.deps.db.select().from(devices).where(eq(devices.venue_id, 1));
       expect(added.filter((d) => d.name.startsWith('新充电桩 ')).map((d) => d.serial)).toEqual([
         'SG001-00001',
         'SG001-00002',
@@ -94,7 +69,7 @@ describe('/merchant/devices screen', () => {
       fireEvent.click(screen.getByRole('button', { name: '确认移动' }));
       await screen.findByText(/二维码已更新/);
       expect(screen.getByTestId('pay-url').textContent).toMatch(/device_id=1&venue_id=2$/);
-      const [moved] = await t.deps.db.select().from(devices).where(eq(devices.id, 1));
+      const [moved] = await h.t.deps.db.select().from(devices).where(eq(devices.id, 1));
       expect(moved!.venue_id).toBe(2);
       fireEvent.click(screen.getByRole('button', { name: '关闭' }));
 
@@ -105,7 +80,7 @@ describe('/merchant/devices screen', () => {
       fireEvent.click(within(row).getByRole('button', { name: '停用' }));
       fireEvent.click(await screen.findByRole('button', { name: '确定' }));
       await screen.findByText('已停用');
-      const [off] = await t.deps.db.select().from(devices).where(eq(devices.id, 2));
+      const [off] = await h.t.deps.db.select().from(devices).where(eq(devices.id, 2));
       expect(off!.status).toBe('disabled');
     },
   );

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useCallback, useRef } from 'react';
 import { useForm } from '../../app/use-form';
 import { idFromText } from '../../domain/api';
 import {
@@ -10,64 +10,8 @@ import {
   type DevicesCreated,
 } from '../../domain/devices.schema';
 import { devicesApi } from '../../http/devices-api';
-import { ConfirmDialog } from '../../ui';
 import { FormField } from '../../ui/form-field';
-
-type Form = ReturnType<typeof useForm>;
-
-/** The form frame: fields, the form's message, 取消 / the submit button, and the dirty-leave warning. */
-function FormFrame({
-  form,
-  submitLabel,
-  children,
-}: {
-  form: Form;
-  submitLabel: string;
-  children: ReactNode;
-}) {
-  const { actor, view } = form;
-  return (
-    <form
-      className="space-y-3"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        actor.send({ type: 'form.submit' });
-      }}
-    >
-      {children}
-      {view.message && (
-        <p className="alert alert-error text-sm" role="alert">
-          {view.message}
-        </p>
-      )}
-      <div className="flex gap-2 pt-2">
-        <button type="button" className="btn flex-1" onClick={() => actor.send({ type: 'form.leave' })}>
-          取消
-        </button>
-        <button type="submit" className="btn btn-primary flex-1" disabled={view.submitting}>
-          {view.submitting ? '保存中…' : submitLabel}
-        </button>
-      </div>
-      <ConfirmDialog
-        open={view.asksToLeave}
-        title="放弃未保存的修改？"
-        message="离开后，本次填写的内容不会保存。"
-        confirmLabel="放弃修改"
-        danger
-        onConfirm={() => actor.send({ type: 'leave.confirm' })}
-        onCancel={() => actor.send({ type: 'leave.cancel' })}
-      />
-    </form>
-  );
-}
-
-function useDone(form: Form, onDone: (saved: boolean) => void) {
-  const { saved, left } = form.view;
-  useEffect(() => {
-    if (saved || left) onDone(saved);
-  }, [saved, left, onDone]);
-}
+import { StaffForm, type Form } from '../shared/form-parts';
 
 function Select({
   form,
@@ -156,7 +100,7 @@ export function DeviceAddForm({
       return r;
     },
   });
-  useDone(form, (saved) => onDone(saved, created.current));
+  const done = useCallback((saved: boolean) => onDone(saved, created.current), [onDone]);
   const num = (field: string, label: string, hint?: string) => (
     <FormField label={label} error={form.view.errors[field]} hint={hint}>
       {(id) => (
@@ -171,7 +115,7 @@ export function DeviceAddForm({
     </FormField>
   );
   return (
-    <FormFrame form={form} submitLabel="确认添加">
+    <StaffForm form={form} onDone={done} submitLabel="确认添加">
       <Select form={form} field="venue_id" label="场地" items={options.venues} />
       <Select form={form} field="product_id" label="型号" items={activeProducts(options)} />
       {batch ? (
@@ -201,7 +145,7 @@ export function DeviceAddForm({
           />
         </>
       )}
-    </FormFrame>
+    </StaffForm>
   );
 }
 
@@ -220,9 +164,8 @@ export function DeviceEditForm({
     values: { name: device.name, product_id: device.product_id },
     submit: (v) => devicesApi.update(device.id, DeviceUpdateSchema.parse(v)),
   });
-  useDone(form, onDone);
   return (
-    <FormFrame form={form} submitLabel="保存">
+    <StaffForm form={form} onDone={onDone}>
       <Text form={form} field="name" label="设备名称" max={64} />
       <Select
         form={form}
@@ -231,7 +174,7 @@ export function DeviceEditForm({
         items={activeProducts(options, device.product_id)}
       />
       <p className="text-xs text-base-content/60">序列号 {device.serial}（不可修改）</p>
-    </FormFrame>
+    </StaffForm>
   );
 }
 
@@ -254,10 +197,10 @@ export function DeviceMoveForm({
       return result.current;
     },
   });
-  useDone(form, (saved) => onDone(saved ? result.current : null));
+  const done = useCallback((saved: boolean) => onDone(saved ? result.current : null), [onDone]);
   const targets = options.venues.filter((v) => v.merchant_id === device.merchant_id);
   return (
-    <FormFrame form={form} submitLabel="确认移动">
+    <StaffForm form={form} onDone={done} submitLabel="确认移动">
       <p className="alert alert-warning text-sm" role="note">
         移动后设备的付款二维码会改变：已贴的旧标签将失效（扫码会提示设备已移至其他场地）。移动完成后请打印新标签替换。
       </p>
@@ -265,6 +208,6 @@ export function DeviceMoveForm({
         当前场地：<span className="font-medium">{device.venue_name}</span>
       </p>
       <Select form={form} field="venue_id" label="新场地" items={targets} />
-    </FormFrame>
+    </StaffForm>
   );
 }
