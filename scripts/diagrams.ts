@@ -15,6 +15,7 @@ import { rechargeMachine } from '../src/machines/user-recharge.machine';
 import { usingMachine } from '../src/machines/user-using.machine';
 import { formMachine } from '../src/machines/shared/form.machine';
 import { cashRechargeMachine } from '../src/machines/cash-recharge.machine';
+import { moneyActionMachine } from '../src/machines/money-action.machine';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIAGRAM_DIR = path.join(ROOT, 'docs/diagrams');
@@ -70,6 +71,12 @@ export const MACHINES: { file: string; title: string; source: string; machine: A
     title: 'Cash recharge machine',
     source: 'src/machines/cash-recharge.machine.ts',
     machine: cashRechargeMachine,
+  },
+  {
+    file: 'money-action.md',
+    title: 'Money-action machine',
+    source: 'src/machines/money-action.machine.ts',
+    machine: moneyActionMachine,
   },
 ];
 

@@ -66,6 +66,7 @@ export const moneyActionMachine = setup({
     valid: ({ context }) => context.validate(context.action ?? '', context.value) === null,
     retryable: ({ context }) => isRetryable(context.failure),
     hasInput: ({ context }) => context.needsInput,
+    succeeded: ({ event }) => (event as { output?: Outcome<unknown> }).output?.ok === true,
   },
   actions: {
     start: assign(({ event }) =>
@@ -141,7 +142,7 @@ export const moneyActionMachine = setup({
         }),
         onDone: [
           {
-            guard: ({ event }) => event.output.ok,
+            guard: 'succeeded',
             target: 'done',
             actions: assign(({ event }) => ({
               result: event.output.ok ? event.output.value : null,
