@@ -3,7 +3,7 @@
  * merchant's, with `?merchant_id=`, and names the merchant on create. End users see exactly the active ones
  * (`GET /backend/user/packages`). Recharge orders keep the amount and bonus they were paid with, so editing a
  * package never changes a past order; a package that orders refer to cannot be deleted (409), only deactivated.
- * Every write leaves an audit row in its transaction.
+ * Every write leaves an audit row in its transaction (docs/decisions.md D16).
  */
 import { and, asc, count, eq, inArray, max, type SQL } from 'drizzle-orm';
 import { Hono } from 'hono';

@@ -2,7 +2,7 @@
  * `/backend/merchant/venues/:id/prices`: the service prices of one venue (name, minutes, price, active, order).
  * The venue is checked against the signed-in staff first, so another merchant's venue or price answers 404. Orders
  * keep the amount and minutes they were paid at, so editing a price never changes a past order; a price that
- * orders refer to cannot be deleted (409), only deactivated.
+ * orders refer to cannot be deleted (409), only deactivated (docs/decisions.md D16).
  */
 import { and, eq, max } from 'drizzle-orm';
 import { Hono } from 'hono';
