@@ -18,7 +18,8 @@ import type { SandboxContext } from './context';
 import { loadSandboxKeys, type SandboxKeys } from './keys';
 import { NotificationSender } from './notifier';
 import { oauthSandboxRoutes } from './oauth.sandbox';
-import { paySandboxRoutes, SandboxPayService } from './pay.sandbox';
+import { SandboxPayService } from './pay.sandbox';
+import { paySandboxRoutes } from './pay-routes.sandbox';
 
 /** Where the app mounts `routes`. */
 export const SANDBOX_MOUNT = '/backend/sandbox';
