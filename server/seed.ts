@@ -17,6 +17,7 @@ import {
   products,
   service_prices,
   share_rules,
+  share_rule_changes,
   venues,
   wallets,
 } from './db/schema';
@@ -128,9 +129,18 @@ export async function seedDemo(db: Db): Promise<boolean> {
         serial: d.serial,
       });
     }
-    await tx
+    const [rule] = await tx
       .insert(share_rules)
-      .values({ merchant_id: mid, venue_id: v1!.id, partner_account_id: partner.id, ratio_bp: 2000 });
+      .values({ merchant_id: mid, venue_id: v1!.id, partner_account_id: partner.id, ratio_bp: 2000 })
+      .returning();
+    await tx.insert(share_rule_changes).values({
+      rule_id: rule!.id,
+      merchant_id: mid,
+      venue_id: v1!.id,
+      partner_account_id: partner.id,
+      action: 'create',
+      ratio_bp: 2000,
+    });
     await tx.insert(wallets).values([
       { kind: 'merchant', merchant_id: mid },
       { kind: 'partner', merchant_id: mid, account_id: partner.id },

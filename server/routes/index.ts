@@ -18,6 +18,10 @@ import { adminWithdrawalsRoutes, merchantWithdrawalsRoutes } from './withdrawals
 import { consumptionRoutes } from './consumption/consumption.routes';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { feedbackRoutes } from './feedback/user-feedback.routes';
+import { feedbackInboxRoutes } from './feedback/feedback-inbox.routes';
+import { membersRoutes } from './members/members.routes';
+import { profitSharingRoutes } from './profit-sharing/profit-sharing.routes';
+import { subUsersRoutes } from './sub-users/sub-users.routes';
 import { healthRoutes } from './health/health.routes';
 import { memberRoutes } from './member-auth/member-auth.routes';
 import { userPackagesRoutes } from './packages/user-packages.routes';
@@ -52,6 +56,10 @@ export const ROUTES: readonly RouteRow[] = [
   ['/backend/merchant/withdrawals', merchantWithdrawalsRoutes],
   ['/backend/admin/withdrawals', adminWithdrawalsRoutes],
   ['/backend/employee', employeeRoutes],
+  ['/backend/sub-users', subUsersRoutes],
+  ['/backend/profit-sharing', profitSharingRoutes],
+  ['/backend/merchant/members', membersRoutes],
+  ['/backend/merchant/feedback', feedbackInboxRoutes],
 
   // public, no sign-in
   ['/backend/api/query', queryRoutes],

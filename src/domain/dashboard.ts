@@ -5,6 +5,8 @@ export interface DashboardSummary {
   venues: number;
   devices: number;
   devices_online: number;
+  /** Members' feedback still waiting for a reply (present for levels with the feedback inbox). */
+  feedback_open?: number;
   /** Local day (TZ) of the server. */
   today: {
     date: string;

@@ -172,6 +172,16 @@ export const ROUTES: readonly RouteDef[] = [
     back: '/dashboard',
     screen: 'merchant/withdrawals',
   },
+  {
+    id: 'merchant-feedback',
+    path: '/merchant/feedback',
+    title: '用户反馈',
+    feature: 'merchant.feedback',
+    group: 'merchant',
+    icon: '💬',
+    back: '/dashboard',
+    screen: 'merchant/feedback',
+  },
 
   {
     id: 'report-device-usage',

@@ -42,11 +42,13 @@ const SPEC_PATHS = [
   '/employee/remote-start',
   '/employee/device-charging',
 ];
+/** Routes added by decision beyond the spec's: the feedback inbox (docs/decisions.md D17). */
+const DECIDED_PATHS = ['/merchant/feedback'];
 
 describe('route table', () => {
-  it('has exactly the 33 paths of the spec', () => {
+  it('has exactly the 33 paths of the spec, plus the decided ones', () => {
     expect(SPEC_PATHS).toHaveLength(33);
-    expect(ROUTES.map((r) => r.path).sort()).toEqual([...SPEC_PATHS].sort());
+    expect(ROUTES.map((r) => r.path).sort()).toEqual([...SPEC_PATHS, ...DECIDED_PATHS].sort());
   });
 
   it('every route but / has a lazily loaded screen module', () => {

@@ -3,6 +3,7 @@ import { count, eq } from 'drizzle-orm';
 import { accounts, devices, merchants, permissions, products, venues } from '../../server/db/schema';
 import { hashPassword } from '../../server/auth/password';
 import { bearer, createTestApp, type TestApp } from './test-app';
+import { FEATURES } from '../../src/domain/levels';
 
 let t: TestApp;
 let otherMerchantId: number;
@@ -106,7 +107,7 @@ describe('permission matrix', () => {
       bearer(admin),
     );
     expect(status).toBe(200);
-    expect(body.items).toHaveLength(80);
+    expect(body.items).toHaveLength(FEATURES.length * 4);
     expect(body.items).toContainEqual({ level: 4, feature: 'employee.cashRecharge', allowed: true });
     expect(body.items).toContainEqual({ level: 2, feature: 'employee.cashRecharge', allowed: false });
   });

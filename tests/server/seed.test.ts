@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, count, eq } from 'drizzle-orm';
-import { defaultPermissionRows } from '../../src/domain/levels';
+import { defaultPermissionRows, FEATURES } from '../../src/domain/levels';
 import {
   accounts,
   devices,
@@ -92,7 +92,7 @@ describe('demo seed (docs/decisions.md D10)', () => {
     await ensureBaseData(t.deps.db);
     expect((await t.deps.db.select({ n: count() }).from(accounts))[0]!.n).toBe(4);
     expect((await t.deps.db.select({ n: count() }).from(wallets))[0]!.n).toBe(6);
-    expect((await t.deps.db.select({ n: count() }).from(permissions))[0]!.n).toBe(80);
+    expect((await t.deps.db.select({ n: count() }).from(permissions))[0]!.n).toBe(FEATURES.length * 4);
   });
 
   it('prints pay links for the demo devices', async () => {
@@ -109,7 +109,7 @@ describe('SEED=none', () => {
     try {
       expect((await bare.deps.db.select({ n: count() }).from(accounts))[0]!.n).toBe(0);
       expect((await bare.deps.db.select({ n: count() }).from(devices))[0]!.n).toBe(0);
-      expect((await bare.deps.db.select({ n: count() }).from(permissions))[0]!.n).toBe(80);
+      expect((await bare.deps.db.select({ n: count() }).from(permissions))[0]!.n).toBe(FEATURES.length * 4);
       expect((await bare.deps.db.select({ n: count() }).from(wallets))[0]!.n).toBe(4);
     } finally {
       await bare.close();

@@ -11,3 +11,4 @@ export * from './orders';
 export * from './withdrawals';
 export * from './wechat-pay';
 export * from './sandbox';
+export * from './people';

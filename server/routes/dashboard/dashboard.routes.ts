@@ -11,6 +11,7 @@ import { forbidden } from '../../lib/errors';
 import type { AppEnv } from '../../context';
 import { devices, orders, venues } from '../../db/schema';
 import { ONLINE_WINDOW_MS } from '../../services/devices/sessions';
+import { openFeedbackCount } from '../feedback/feedback-inbox.routes';
 
 export function dashboardRoutes() {
   const r = new Hono<AppEnv>();
@@ -65,6 +66,9 @@ export function dashboardRoutes() {
       venues: v?.n ?? 0,
       devices: d?.n ?? 0,
       devices_online: online?.n ?? 0,
+      ...(staff.level === 1 || staff.features.has('merchant.feedback')
+        ? { feedback_open: await openFeedbackCount(db, staff) }
+        : {}),
       today: {
         date: today?.day ?? '',
         orders: today?.consumes ?? 0,

@@ -10,6 +10,7 @@ import { staffApi } from '../../http/staff-api';
 import { EmptyState, ErrorState, Loading, Money, PageHeader } from '../../ui';
 
 type Group = NonNullable<RouteDef['group']>;
+const useSummary = (level: number) => useRequest(loadSummary, level);
 const GROUP_ORDER: Group[] = ['main', 'admin', 'subUsers', 'merchant', 'reports', 'daily', 'employee'];
 /** Tile colours per group (literal class names so Tailwind keeps them; no alpha mixes, they cost CSS bytes). */
 const GROUP_TONE: Record<Group, string> = {
@@ -33,8 +34,11 @@ export function tileGroups(
   })).filter((g) => g.routes.length > 0);
 }
 
-function Summary() {
-  const summary = useRequest(staffApi.dashboard);
+/** The summary, none for a partner (its money is its share wallet, not the merchant's figures). */
+const loadSummary = (level: number) =>
+  level === PARTNER_LEVEL ? Promise.resolve(null) : staffApi.dashboard();
+
+function Summary({ summary }: { summary: ReturnType<typeof useSummary> }) {
   if (summary.loading) return <Loading label="正在加载概览…" />;
   if (summary.error) return <ErrorState message={summary.error.message} onRetry={summary.retry} />;
   const s = summary.data;
@@ -79,6 +83,10 @@ function Summary() {
 export default function DashboardScreen({ route }: ScreenProps) {
   const { name, role, level } = useSession();
   const me = useRequest(loadMe);
+  const summary = useSummary(level);
+  /** Feedback waiting for a reply, on the inbox's tile. */
+  const badge = (r: RouteDef) =>
+    r.id === 'merchant-feedback' && summary.data?.feedback_open ? summary.data.feedback_open : 0;
   const roleLabel = ROLE_LABELS[role as Role] ?? '';
   return (
     <>
@@ -88,7 +96,7 @@ export default function DashboardScreen({ route }: ScreenProps) {
           <p className="text-lg font-semibold">您好，{name || '用户'}</p>
           {roleLabel && <p className="text-sm text-base-content/60">{roleLabel}</p>}
         </div>
-        {level !== PARTNER_LEVEL && <Summary />}
+        {level !== PARTNER_LEVEL && <Summary summary={summary} />}
         {me.loading && <Loading />}
         {me.error && <ErrorState message={me.error.message} onRetry={me.canRetry ? me.retry : undefined} />}
         {me.data &&
@@ -111,7 +119,19 @@ export default function DashboardScreen({ route }: ScreenProps) {
                         >
                           {r.title.slice(0, 1)}
                         </span>
-                        <span className="text-xs">{r.title}</span>
+                        <span className="text-xs">
+                          {r.title}
+                          {badge(r) > 0 && (
+                            <span
+                              className="text-error"
+                              data-testid="tile-count"
+                              aria-label={`${badge(r)} 条待回复`}
+                            >
+                              {' '}
+                              {badge(r)}
+                            </span>
+                          )}
+                        </span>
                       </Link>
                     </li>
                   ))}

@@ -1,0 +1,57 @@
+/**
+ * Typed endpoints of `/backend/sub-users`, `/backend/profit-sharing`, `/backend/merchant/members` and
+ * `/backend/merchant/feedback` over the one HTTP client.
+ */
+import type { Page } from '../domain/api';
+import type { FeedbackInboxPage, FeedbackInboxQuery, InboxFeedback } from '../domain/feedback-inbox.schema';
+import type {
+  BonusCredit,
+  BonusCreditResult,
+  MemberDetail,
+  MemberListQuery,
+  MerchantMember,
+} from '../domain/members.schema';
+import type {
+  ShareRule,
+  ShareRuleChange,
+  ShareRuleHistoryQuery,
+  ShareRuleInput,
+  ShareRuleListQuery,
+  ShareRuleUpdate,
+} from '../domain/profit-sharing.schema';
+import type { SubUser, SubUserInput, SubUserListQuery, SubUserUpdate } from '../domain/sub-users.schema';
+import { http } from './client';
+import { queryString } from './query-string';
+
+export const subUsersApi = {
+  list: (q: SubUserListQuery = {}) => http.get<Page<SubUser>>(`/sub-users${queryString(q)}`),
+  create: (body: SubUserInput) => http.post<SubUser>('/sub-users', body),
+  update: (id: number, body: SubUserUpdate) => http.put<SubUser>(`/sub-users/${id}`, body),
+};
+
+export const profitSharingApi = {
+  list: (q: ShareRuleListQuery = {}) => http.get<Page<ShareRule>>(`/profit-sharing${queryString(q)}`),
+  /** The signed-in partner's own rules. */
+  mine: () => http.get<Page<ShareRule>>('/profit-sharing?mine=1&page_size=100'),
+  history: (q: ShareRuleHistoryQuery = {}) =>
+    http.get<Page<ShareRuleChange>>(`/profit-sharing/history${queryString(q)}`),
+  create: (body: ShareRuleInput) => http.post<ShareRule>('/profit-sharing', body),
+  update: (id: number, body: ShareRuleUpdate) => http.put<ShareRule>(`/profit-sharing/${id}`, body),
+  remove: (id: number) => http.delete<void>(`/profit-sharing/${id}`),
+};
+
+export const membersApi = {
+  list: (q: MemberListQuery = {}) => http.get<Page<MerchantMember>>(`/merchant/members${queryString(q)}`),
+  get: (id: number, merchantId?: number) =>
+    http.get<MemberDetail>(`/merchant/members/${id}${queryString({ merchant_id: merchantId })}`),
+  /** `key` is the Idempotency-Key: the same key for a retry of the same credit. */
+  bonus: (id: number, body: BonusCredit, key: string) =>
+    http.post<BonusCreditResult>(`/merchant/members/${id}/bonus`, body, {
+      headers: { 'Idempotency-Key': key },
+    }),
+};
+
+export const feedbackInboxApi = {
+  list: (q: FeedbackInboxQuery = {}) => http.get<FeedbackInboxPage>(`/merchant/feedback${queryString(q)}`),
+  reply: (id: number, reply: string) => http.post<InboxFeedback>(`/merchant/feedback/${id}/reply`, { reply }),
+};
