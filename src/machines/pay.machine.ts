@@ -6,7 +6,7 @@
  * HTTP actors, the WeChat Pay prompt, attempt persistence and navigation with `payMachine.provide(...)`.
  */
 import { assign } from 'xstate';
-import { okValue, paySetup, pollingStates, refusal, refusalUnknown } from './pay.setup';
+import { initialPayContext, okValue, paySetup, pollingStates, refusal, refusalUnknown } from './pay.setup';
 export { deviceIsAvailable, newIdempotencyKey, selectedPriceOf, walletBalanceOf } from './pay.setup';
 export type PayMachine = typeof payMachine;
 
@@ -14,21 +14,7 @@ export type PayMachine = typeof payMachine;
 export const payMachine = paySetup.createMachine({
   id: 'pay',
   initial: 'loading',
-  context: ({ input }) => ({
-    device_id: input.device_id,
-    venue_id: input.venue_id,
-    data: null,
-    price_id: null,
-    method: 'wallet',
-    attempt: input.attempt ?? null,
-    returned: input.returned ?? null,
-    order_status: null,
-    polls: 0,
-    max_polls: input.max_polls ?? 20,
-    failure: null,
-    notice: null,
-    jsapi: null,
-  }),
+  context: ({ input }) => initialPayContext(input),
   states: {
     loading: {
       description:

@@ -48,6 +48,25 @@ export function newIdempotencyKey(): string {
 }
 
 /** Wallet balance of the member at the device's merchant (0 when signed in without a wallet there yet). */
+/** The context a pay journey starts with: the device and venue of the page, and a stored attempt if any. */
+export function initialPayContext(input: PayInput): PayContext {
+  return {
+    device_id: input.device_id,
+    venue_id: input.venue_id,
+    data: null,
+    price_id: null,
+    method: 'wallet',
+    attempt: input.attempt ?? null,
+    returned: input.returned ?? null,
+    order_status: null,
+    polls: 0,
+    max_polls: input.max_polls ?? 20,
+    failure: null,
+    notice: null,
+    jsapi: null,
+  };
+}
+
 export function walletBalanceOf(context: PayContext): number {
   const data = context.data;
   if (!data?.profile) return 0;
