@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { useForm } from '../../app/use-form';
+import {
+  SUB_USER_ROLES,
+  SubUserInputSchema,
+  SubUserUpdateSchema,
+  type SubUser,
+} from '../../domain/sub-users.schema';
+import { subUsersApi } from '../../http/people-api';
+import { FormField } from '../../ui/form-field';
+import { StaffForm, TextField } from '../shared/form-parts';
+
+/** Editing: an empty password keeps the current one. */
+const EditSchema = SubUserUpdateSchema.extend({
+  password: z.union([z.literal(''), SubUserUpdateSchema.shape.password.unwrap()]),
+});
+
+/** Add a partner or employee with an initial password, or edit name, phone and reset the password. */
+export function SubUserForm({ user, onDone }: { user: SubUser | null; onDone: (saved: boolean) => void }) {
+  const form = useForm({
+    schema: user ? EditSchema : SubUserInputSchema,
+    values: user
+      ? { name: user.name, phone: user.phone, password: '' }
+      : { username: '', name: '', phone: '', role: 'employee', password: '' },
+    submit: (v) => {
+      if (!user) return subUsersApi.create(SubUserInputSchema.parse(v));
+      const { password, ...rest } = EditSchema.parse(v);
+      return subUsersApi.update(user.id, password ? { ...rest, password } : rest);
+    },
+  });
+  return (
+    <StaffForm form={form} onDone={onDone}>
+      {!user && (
+        <TextField form={form} name="username" label="登录用户名" placeholder="字母、数字，至少 3 位" />
+      )}
+      {user && <p className="text-sm text-base-content/60">用户名：{user.username}</p>}
+      <TextField form={form} name="name" label="姓名" placeholder="请输入姓名" maxLength={32} />
+      <TextField
+        form={form}
+        name="phone"
+        label="手机号"
+        placeholder="选填"
+        inputMode="numeric"
+        maxLength={11}
+      />
+      {!user && (
+        <FormField label="角色" error={form.view.errors.role}>
+          {(id) => (
+            <select
+              id={id}
+              className="select w-full"
+              value={String(form.view.values.role ?? '')}
+              onChange={(e) => form.change('role', e.target.value)}
+            >
+              {Object.entries(SUB_USER_ROLES).map(([k, label]) => (
+                <option key={k} value={k}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+      )}
+      <TextField
+        form={form}
+        name="password"
+        label={user ? '重置密码' : '初始密码'}
+        hint={user ? '留空则不修改；重置后该账号需重新登录' : '至少 8 位，告知本人后请其登录'}
+        placeholder={user ? '留空不修改' : '至少 8 位'}
+        maxLength={64}
+      />
+    </StaffForm>
+  );
+}

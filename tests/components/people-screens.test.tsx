@@ -1,0 +1,61 @@
+// @vitest-environment node
+import './user-dom';
+/**
+ * `/sub-users/sub-users` and `/merchant/feedback` as the merchant, against the real server in process: an
+ * employee added in the sheet can sign in; the inbox shows a member's feedback and sends the reply.
+ */
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedback, members } from '../../server/db/schema';
+import { ROUTES } from '../../src/domain/routes';
+import FeedbackInboxScreen from '../../src/screens/merchant/feedback';
+import SubUsersScreen from '../../src/screens/sub-users/sub-users';
+import { startStaffHarness, type StaffHarness } from './staff-harness';
+
+let h: StaffHarness;
+const routeOf = (id: string) => ROUTES.find((r) => r.id === id)!;
+
+beforeAll(async () => {
+  h = await startStaffHarness('merchant');
+}, 60_000);
+afterAll(async () => {
+  cleanup();
+  await h?.close();
+});
+
+describe('people screens', () => {
+  it('sub-users: adds an employee who then signs in', async () => {
+    render(<SubUsersScreen route={routeOf('sub-users')} params={{}} />);
+    await waitFor(() => expect(screen.getAllByTestId('sub-user-row')).toHaveLength(2));
+    fireEvent.click(screen.getByRole('button', { name: '新增' }));
+    fireEvent.change(screen.getByLabelText('登录用户名'), { target: { value: 'clerk-ui' } });
+    fireEvent.change(screen.getByLabelText('姓名'), { target: { value: '小李' } });
+    fireEvent.change(screen.getByLabelText('初始密码'), { target: { value: 'short' } });
+    fireEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(screen.getByText('密码至少 8 位')).toBeTruthy());
+    fireEvent.change(screen.getByLabelText('初始密码'), { target: { value: 'clerk1234' } });
+    fireEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(screen.getAllByTestId('sub-user-row')).toHaveLength(3));
+    expect(await h.t.login('clerk-ui', 'clerk1234')).toBeTruthy();
+    cleanup();
+  });
+
+  it('feedback: the open feedback is listed and the reply is sent', async () => {
+    const [m] = await h.t.deps.db.insert(members).values({ openid: 'ui-fb', nickname: '小红' }).returning();
+    const [f] = await h.t.deps.db
+      .insert(feedback)
+      .values({ member_id: m!.id, merchant_id: 1, device_id: 1, category: 'device', content: '插座没电' })
+      .returning();
+    render(<FeedbackInboxScreen route={routeOf('merchant-feedback')} params={{}} />);
+    await waitFor(() => expect(screen.getAllByTestId('feedback-row')).toHaveLength(1));
+    expect(screen.getByText('插座没电')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: '回复' }));
+    fireEvent.change(screen.getByLabelText('回复'), { target: { value: '已修好，请再试' } });
+    fireEvent.click(screen.getByRole('button', { name: '发送回复' }));
+    await waitFor(async () => {
+      const [row] = await h.t.deps.db.select().from(feedback).where(eq(feedback.id, f!.id));
+      expect(row!.reply).toBe('已修好，请再试');
+    });
+  });
+});
