@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedback, members } from '../../server/db/schema';
 import { ROUTES } from '../../src/domain/routes';
 import FeedbackInboxScreen from '../../src/screens/merchant/feedback';
+import ProfitSharingScreen from '../../src/screens/sub-users/profit-sharing';
 import SubUsersScreen from '../../src/screens/sub-users/sub-users';
 import { startStaffHarness, type StaffHarness } from './staff-harness';
 
@@ -57,5 +58,19 @@ describe('people screens', () => {
       const [row] = await h.t.deps.db.select().from(feedback).where(eq(feedback.id, f!.id));
       expect(row!.reply).toBe('已修好，请再试');
     });
+  });
+
+  it('profit sharing: the rule and its history; a new ratio is saved and added to the history', async () => {
+    cleanup();
+    render(<ProfitSharingScreen route={routeOf('profit-sharing')} params={{}} />);
+    await waitFor(() => expect(screen.getAllByTestId('share-rule-row')).toHaveLength(1));
+    await waitFor(() => expect(screen.getAllByTestId('share-change-row')).toHaveLength(1));
+    expect(screen.getByTestId('share-rule-row').textContent).toContain('20%');
+    fireEvent.click(screen.getByText(/合伙人 · 李娜 · 20%/));
+    fireEvent.change(screen.getByLabelText('分润比例（%）'), { target: { value: '30' } });
+    fireEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(screen.getAllByTestId('share-change-row')).toHaveLength(2));
+    expect(screen.getByTestId('share-rule-row').textContent).toContain('30%');
+    expect(screen.getAllByTestId('share-change-row')[0]!.textContent).toContain('20% → 30%');
   });
 });

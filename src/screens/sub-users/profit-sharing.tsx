@@ -1,7 +1,133 @@
+import { useCallback, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
+import { useRequest } from '../../app/use-request';
+import { SHARE_ACTIONS, formatBp, type ShareRule } from '../../domain/profit-sharing.schema';
+import { toOutcome } from '../../http/outcome';
+import { profitSharingApi } from '../../http/people-api';
+import { ConfirmDialog, Toast } from '../../ui';
+import { ResourceList } from '../../ui/resource-list';
+import { Sheet } from '../../ui/sheet';
+import { shortTime } from '../../ui/user/format';
 import { StaffPage } from '../shared/staff-page';
+import { ShareRuleForm } from './share-rule-form';
 
-/** 按场地设置合伙人的分润比例，线上收入在支付时自动分账。 */
+const PAGE_SIZE = 20;
+
+/** `/sub-users/profit-sharing`: rules of venue x partner x ratio, with the history of every change. */
 export default function ProfitSharingScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="按场地设置合伙人的分润比例，线上收入在支付时自动分账。" />;
+  const [page, setPage] = useState(1);
+  const [historyPage, setHistoryPage] = useState(1);
+  const list = useRequest(profitSharingApi.list, { page, page_size: PAGE_SIZE });
+  const history = useRequest(profitSharingApi.history, { page: historyPage, page_size: PAGE_SIZE });
+  const [editing, setEditing] = useState<ShareRule | 'new' | null>(null);
+  const [removing, setRemoving] = useState<ShareRule | null>(null);
+  const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
+  const refresh = useCallback(() => {
+    list.refresh();
+    history.refresh();
+  }, [list, history]);
+  const onFormDone = useCallback(
+    (saved: boolean) => {
+      setEditing(null);
+      if (saved) {
+        setToast({ message: '已保存，此后的支付按新比例分润', kind: 'success' });
+        refresh();
+      }
+    },
+    [refresh],
+  );
+  async function remove() {
+    if (!removing) return;
+    const out = await toOutcome<unknown>(() => profitSharingApi.remove(removing.id));
+    setRemoving(null);
+    setToast(out.ok ? { message: '已删除', kind: 'success' } : { message: out.error.message, kind: 'error' });
+    refresh();
+  }
+  return (
+    <StaffPage
+      route={route}
+      description="按场地为合伙人设置分润比例；同一场地合计不超过 100%，修改只影响此后的支付。"
+    >
+      <ResourceList
+        items={list.data?.items}
+        total={list.data?.total ?? 0}
+        page={page}
+        pageSize={PAGE_SIZE}
+        loading={list.loading}
+        error={list.error}
+        onRetry={list.canRetry ? list.retry : undefined}
+        onPage={setPage}
+        keyOf={(r) => r.id}
+        toolbar={
+          <div className="flex justify-end">
+            <button type="button" className="btn btn-primary btn-sm" onClick={() => setEditing('new')}>
+              新增规则
+            </button>
+          </div>
+        }
+        emptyTitle="暂无分润规则"
+        emptyDescription="点击“新增规则”为合伙人设置分润。"
+        renderItem={(r) => (
+          <div className="flex items-center gap-3 p-3" data-testid="share-rule-row">
+            <button type="button" className="min-w-0 flex-1 text-left" onClick={() => setEditing(r)}>
+              <p className="truncate font-medium">
+                {r.partner_name} · {formatBp(r.ratio_bp)}
+              </p>
+              <p className="text-xs text-base-content/60">
+                {r.venue_name}（合计 {formatBp(r.venue_total_bp)}）· {shortTime(r.valid_from)} 起
+              </p>
+            </button>
+            <button type="button" className="btn btn-ghost btn-sm text-error" onClick={() => setRemoving(r)}>
+              删除
+            </button>
+          </div>
+        )}
+      />
+      <h2 className="px-4 text-sm font-semibold text-base-content/70">变更记录</h2>
+      <ResourceList
+        items={history.data?.items}
+        total={history.data?.total ?? 0}
+        page={historyPage}
+        pageSize={PAGE_SIZE}
+        loading={history.loading}
+        error={history.error}
+        onRetry={history.canRetry ? history.retry : undefined}
+        onPage={setHistoryPage}
+        keyOf={(h) => h.id}
+        emptyTitle="暂无变更记录"
+        renderItem={(h) => (
+          <div className="p-3 text-sm" data-testid="share-change-row">
+            <p>
+              {SHARE_ACTIONS[h.action]} · {h.venue_name} · {h.partner_name}：
+              {h.previous_bp !== null ? `${formatBp(h.previous_bp)} → ` : ''}
+              {h.ratio_bp !== null ? formatBp(h.ratio_bp) : '已删除'}
+            </p>
+            <p className="text-xs text-base-content/60">
+              {shortTime(h.created_at)} · {h.by ?? '系统'}
+            </p>
+          </div>
+        )}
+      />
+      <Sheet
+        open={editing !== null}
+        title={editing === 'new' ? '新增分润规则' : '修改分润比例'}
+        onClose={() => setEditing(null)}
+      >
+        {editing !== null && <ShareRuleForm rule={editing === 'new' ? null : editing} onDone={onFormDone} />}
+      </Sheet>
+      <ConfirmDialog
+        open={removing !== null}
+        danger
+        title="删除分润规则？"
+        message={
+          removing
+            ? `${removing.venue_name} · ${removing.partner_name}：此后的支付不再给该合伙人分润。`
+            : undefined
+        }
+        onConfirm={() => void remove()}
+        onCancel={() => setRemoving(null)}
+      />
+      {toast && <Toast message={toast.message} kind={toast.kind} onClose={() => setToast(null)} />}
+    </StaffPage>
+  );
 }

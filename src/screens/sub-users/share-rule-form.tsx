@@ -1,0 +1,90 @@
+import { useForm } from '../../app/use-form';
+import { useRequest } from '../../app/use-request';
+import {
+  ShareRuleInputSchema,
+  ShareRuleUpdateSchema,
+  bpFromPercent,
+  type ShareRule,
+} from '../../domain/profit-sharing.schema';
+import { profitSharingApi, subUsersApi } from '../../http/people-api';
+import { venuesApi } from '../../http/venues-api';
+import { FormField } from '../../ui/form-field';
+import { StaffForm } from '../shared/form-parts';
+
+const loadOptions = () =>
+  Promise.all([
+    venuesApi.list({ page_size: 100 }),
+    subUsersApi.list({ role: 'partner', status: 'active', page_size: 100 }),
+  ]);
+
+/** Add a rule (venue, partner, ratio in %) or change a rule's ratio. */
+export function ShareRuleForm({
+  rule,
+  onDone,
+}: {
+  rule: ShareRule | null;
+  onDone: (saved: boolean) => void;
+}) {
+  const options = useRequest(loadOptions);
+  const form = useForm({
+    schema: rule ? ShareRuleUpdateSchema : ShareRuleInputSchema,
+    values: rule
+      ? { ratio_bp: rule.ratio_bp }
+      : { venue_id: undefined, partner_account_id: undefined, ratio_bp: undefined },
+    submit: (v) =>
+      rule
+        ? profitSharingApi.update(rule.id, ShareRuleUpdateSchema.parse(v))
+        : profitSharingApi.create(ShareRuleInputSchema.parse(v)),
+  });
+  const [venues, partners] = options.data ?? [undefined, undefined];
+  const pick = (name: string, label: string, items: { id: number; name: string }[] | undefined) => (
+    <FormField label={label} error={form.view.errors[name]}>
+      {(id) => (
+        <select
+          id={id}
+          className="select w-full"
+          value={String(form.view.values[name] ?? '')}
+          onChange={(e) => form.change(name, e.target.value ? Number(e.target.value) : undefined)}
+        >
+          <option value="">{items ? '请选择' : '加载中…'}</option>
+          {items?.map((x) => (
+            <option key={x.id} value={x.id}>
+              {x.name}
+            </option>
+          ))}
+        </select>
+      )}
+    </FormField>
+  );
+  const ratio = form.view.values.ratio_bp;
+  return (
+    <StaffForm form={form} onDone={onDone}>
+      {rule ? (
+        <p className="text-sm text-base-content/60">
+          {rule.venue_name} · {rule.partner_name}
+        </p>
+      ) : (
+        <>
+          {pick('venue_id', '场地', venues?.items)}
+          {pick('partner_account_id', '合伙人', partners?.items)}
+        </>
+      )}
+      <FormField
+        label="分润比例（%）"
+        error={form.view.errors.ratio_bp}
+        hint="占该场地线上净收入的比例，同一场地合计不超过 100%；只影响此后的支付"
+      >
+        {(id) => (
+          <input
+            id={id}
+            className="input w-full"
+            inputMode="decimal"
+            defaultValue={typeof ratio === 'number' ? String(ratio / 100) : ''}
+            placeholder="如 20 或 12.5"
+            onChange={(e) => form.change('ratio_bp', bpFromPercent(e.target.value))}
+          />
+        )}
+      </FormField>
+    </StaffForm>
+  );
+}
