@@ -1,21 +1,27 @@
 /**
  * The double-entry ledger (docs/decisions.md D5, docs/money.md): the only code that writes a wallet balance. Every
  * movement is one `ledger_transactions` row whose entries sum to zero; each entry changes one bucket (principal,
- * bonus, frozen) of one wallet, and the wallet row is updated in the same DB transaction. The CHECK constraint on
- * `wallets` refuses a negative balance of any non-external wallet, so an overdraft aborts the whole movement.
+ * cash principal, bonus, frozen) of one wallet, and the wallet row is updated in the same DB transaction. The CHECK
+ * constraint on `wallets` refuses a negative balance of any non-external wallet (except a merchant's settlement
+ * principal, a debt: docs/decisions.md D18), so an overdraft aborts the whole movement.
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client';
 import { ledger_entries, ledger_transactions, wallets } from '../db/schema';
 
-export type Bucket = 'principal' | 'bonus' | 'frozen';
+/** `cash_principal`: a member's principal paid in cash (docs/decisions.md D18); `principal` elsewhere. */
+export type Bucket = 'principal' | 'cash_principal' | 'bonus' | 'frozen';
 export type Wallet = typeof wallets.$inferSelect;
 
 /** Kinds of ledger transactions written by the money code (reports group by them). */
 export type LedgerKind = 'recharge' | 'consume' | 'refund' | (string & {});
 
-/** External wallets: money outside the system. They may go negative (that is the money that came in). */
-export type ExternalCode = 'wechat' | 'cash' | 'promotion' | 'payout';
+/**
+ * External wallets: money outside the system. They may go negative (that is the money that came in). `cash`: cash
+ * taken at a merchant's counter; `till`: cash that became the merchant's own takings when it was spent (it stays in
+ * the merchant's till, docs/decisions.md D18).
+ */
+export type ExternalCode = 'wechat' | 'cash' | 'till' | 'promotion' | 'payout';
 
 export interface Entry {
   wallet_id: number;
@@ -79,7 +85,7 @@ export async function postTransaction(tx: Tx, input: PostInput): Promise<number>
   // One UPDATE per wallet, all buckets at once.
   const perWallet = new Map<number, Record<Bucket, number>>();
   for (const e of entries) {
-    const w = perWallet.get(e.wallet_id) ?? { principal: 0, bonus: 0, frozen: 0 };
+    const w = perWallet.get(e.wallet_id) ?? { principal: 0, cash_principal: 0, bonus: 0, frozen: 0 };
     w[e.bucket] += e.amount_fen;
     perWallet.set(e.wallet_id, w);
   }
@@ -88,6 +94,7 @@ export async function postTransaction(tx: Tx, input: PostInput): Promise<number>
       .update(wallets)
       .set({
         principal_fen: sql`${wallets.principal_fen} + ${d.principal}`,
+        cash_principal_fen: sql`${wallets.cash_principal_fen} + ${d.cash_principal}`,
         bonus_fen: sql`${wallets.bonus_fen} + ${d.bonus}`,
         frozen_fen: sql`${wallets.frozen_fen} + ${d.frozen}`,
       })
@@ -136,7 +143,10 @@ export function memberWallet(tx: Tx, memberId: number, merchantId: number, opts:
   );
 }
 
-/** The merchant's settlement wallet (online income after platform fee and partner shares). */
+/**
+ * The merchant's settlement wallet: online income after platform fee and partner shares, less the fee and shares
+ * owed on cash principal spent; may run negative (docs/decisions.md D18).
+ */
 export function merchantWallet(tx: Tx, merchantId: number) {
   return getOrCreate(tx, and(eq(wallets.kind, 'merchant'), eq(wallets.merchant_id, merchantId)), {
     kind: 'merchant',
@@ -160,7 +170,7 @@ export async function platformWallet(tx: Tx): Promise<Wallet> {
   return getOrCreate(tx, and(eq(wallets.kind, 'platform')), { kind: 'platform', code: 'platform' });
 }
 
-/** An external wallet by code (wechat, cash, promotion, payout). */
+/** An external wallet by code (wechat, cash, till, promotion, payout). */
 export function externalWallet(tx: Tx, code: ExternalCode) {
   return getOrCreate(tx, and(eq(wallets.kind, 'external'), eq(wallets.code, code)), {
     kind: 'external',
@@ -168,7 +178,7 @@ export function externalWallet(tx: Tx, code: ExternalCode) {
   });
 }
 
-/** Principal plus bonus: what the member can spend. */
-export function spendable(w: Pick<Wallet, 'principal_fen' | 'bonus_fen'>): number {
-  return w.principal_fen + w.bonus_fen;
+/** Principal (online and cash) plus bonus: what the member can spend. */
+export function spendable(w: Pick<Wallet, 'principal_fen' | 'cash_principal_fen' | 'bonus_fen'>): number {
+  return w.principal_fen + w.cash_principal_fen + w.bonus_fen;
 }

@@ -207,12 +207,24 @@ describe('pure money helpers', () => {
     );
   });
 
-  it('takes principal first, then bonus', () => {
-    expect(takeFromWallet({ principal_fen: 300, bonus_fen: 500 }, 500)).toEqual({
+  it('takes cash principal first, then online principal, then bonus', () => {
+    expect(takeFromWallet({ principal_fen: 300, cash_principal_fen: 0, bonus_fen: 500 }, 500)).toEqual({
+      cash_fen: 0,
       principal_fen: 300,
       bonus_fen: 200,
     });
-    expect(takeFromWallet({ principal_fen: 300, bonus_fen: 100 }, 500)).toBeNull();
+    expect(takeFromWallet({ principal_fen: 300, cash_principal_fen: 0, bonus_fen: 100 }, 500)).toBeNull();
+    expect(takeFromWallet({ principal_fen: 300, cash_principal_fen: 200, bonus_fen: 100 }, 450)).toEqual({
+      cash_fen: 200,
+      principal_fen: 250,
+      bonus_fen: 0,
+    });
+    expect(takeFromWallet({ principal_fen: 300, cash_principal_fen: 200, bonus_fen: 100 }, 150)).toEqual({
+      cash_fen: 150,
+      principal_fen: 0,
+      bonus_fen: 0,
+    });
+    expect(takeFromWallet({ principal_fen: 300, cash_principal_fen: 200, bonus_fen: 100 }, 601)).toBeNull();
   });
 
   it('allocates by prefix floors within bounds and exactly', () => {

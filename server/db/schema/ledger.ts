@@ -18,11 +18,14 @@ import { withdrawals } from './withdrawals';
 
 /**
  * Ledger accounts ("wallets"). Kinds:
- * - member: a member's wallet at one merchant (principal and bonus apart);
- * - merchant: the merchant's settlement wallet (online income after fee and shares);
+ * - member: a member's wallet at one merchant: principal paid online, principal paid in cash, and bonus apart
+ *   (docs/decisions.md D18: a member's principal keeps its source);
+ * - merchant: the merchant's settlement wallet (online income after fee and shares, less the fee and shares owed on
+ *   cash principal spent); its principal may run negative, a debt to the platform (docs/decisions.md D18);
  * - partner: a partner's share income;
  * - platform: the platform's fee income;
- * - external: money outside the system (WeChat Pay clearing, cash drawer, payouts); may go negative.
+ * - external: money outside the system (WeChat Pay clearing, cash taken, cash kept as merchants' takings, promotion,
+ *   payouts); may go negative.
  * `frozen_fen` holds amounts requested for withdrawal.
  */
 export const wallets = pgTable(
@@ -30,21 +33,25 @@ export const wallets = pgTable(
   {
     id: id(),
     kind: text({ enum: ['member', 'merchant', 'partner', 'platform', 'external'] }).notNull(),
-    /** For external wallets: 'wechat', 'cash', 'payout'. */
+    /** For external wallets: 'wechat', 'cash', 'till', 'promotion', 'payout'. */
     code: text(),
     member_id: integer().references(() => members.id),
     merchant_id: integer().references(() => merchants.id),
     account_id: integer().references(() => accounts.id),
     principal_fen: bigint({ mode: 'number' }).notNull().default(0),
+    /** Member wallets only: principal paid in cash at the merchant's counter (docs/decisions.md D18). */
+    cash_principal_fen: bigint({ mode: 'number' }).notNull().default(0),
     bonus_fen: bigint({ mode: 'number' }).notNull().default(0),
     frozen_fen: bigint({ mode: 'number' }).notNull().default(0),
     created_at: createdAt(),
   },
   (t) => [
+    // Only external wallets go negative, and a merchant's settlement principal (a debt, docs/decisions.md D18).
     check(
       'wallets_not_negative',
-      sql`${t.kind} = 'external' or (${t.principal_fen} >= 0 and ${t.bonus_fen} >= 0 and ${t.frozen_fen} >= 0)`,
+      sql`${t.kind} = 'external' or ((${t.principal_fen} >= 0 or ${t.kind} = 'merchant') and ${t.cash_principal_fen} >= 0 and ${t.bonus_fen} >= 0 and ${t.frozen_fen} >= 0)`,
     ),
+    check('wallets_cash_member_only', sql`${t.kind} = 'member' or ${t.cash_principal_fen} = 0`),
     uniqueIndex('wallets_member_merchant_uq')
       .on(t.member_id, t.merchant_id)
       .where(sql`${t.kind} = 'member'`),
@@ -84,7 +91,7 @@ export const ledger_entries = pgTable(
     wallet_id: integer()
       .notNull()
       .references(() => wallets.id),
-    bucket: text({ enum: ['principal', 'bonus', 'frozen'] }).notNull(),
+    bucket: text({ enum: ['principal', 'cash_principal', 'bonus', 'frozen'] }).notNull(),
     amount_fen: bigint({ mode: 'number' }).notNull(),
     created_at: createdAt(),
   },

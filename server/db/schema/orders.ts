@@ -38,6 +38,11 @@ export const orders = pgTable(
     amount_fen: integer().notNull(),
     /** Recharges: the bonus credited on top. Consumes: the part of amount_fen taken from bonus. */
     bonus_fen: integer().notNull().default(0),
+    /**
+     * Consumes: the part of amount_fen paid with cash: taken from the member's cash principal (a wallet pay), or the
+     * whole amount of a cash order (docs/decisions.md D18). Recharges: 0 (method 'cash' says it was cash).
+     */
+    cash_fen: integer().notNull().default(0),
     refunded_fen: integer().notNull().default(0),
     minutes: integer(),
     idempotency_key: text(),
@@ -52,6 +57,7 @@ export const orders = pgTable(
   (t) => [
     check('orders_amount', sql`${t.amount_fen} > 0 or (${t.kind} = 'service' and ${t.amount_fen} = 0)`),
     check('orders_refund', sql`${t.refunded_fen} between 0 and ${t.amount_fen}`),
+    check('orders_cash', sql`${t.cash_fen} between 0 and ${t.amount_fen}`),
     uniqueIndex('orders_member_idem_uq').on(t.member_id, t.idempotency_key),
     uniqueIndex('orders_operator_idem_uq').on(t.operator_account_id, t.idempotency_key),
     index('orders_member_idx').on(t.member_id, t.created_at),

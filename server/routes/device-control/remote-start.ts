@@ -14,7 +14,6 @@ import { device_sessions, devices, merchants, orders, service_prices } from '../
 import { HttpError, notFound } from '../../lib/errors';
 import { assertOwnMerchant } from '../../auth/staff.middleware';
 import { writeAudit } from '../../services/audit';
-import { settleCashConsume } from '../../services/cash-orders';
 import type { DevicesService } from '../../services/devices/devices.service';
 import { stopCommandId, stopRunningSession } from '../../services/devices/lifecycle';
 import {
@@ -23,7 +22,7 @@ import {
   checkDeviceAvailable,
   deviceUnavailable,
 } from '../../services/devices/sessions';
-import { newOrderNo, refundOrder, type Order } from '../../services/orders';
+import { newOrderNo, refundOrder, settleCashConsume, type Order } from '../../services/orders';
 import { isUniqueViolation } from '../../services/orders/idempotency';
 import { awaitAcknowledgement, failIfOverdue, staffSessionOf } from './staff-sessions';
 

@@ -14,9 +14,8 @@ import type { Db, Tx } from '../../db/client';
 import { accounts, members, merchants, orders, packages, wallets } from '../../db/schema';
 import { HttpError, notFound } from '../../lib/errors';
 import { writeAudit } from '../../services/audit';
-import { bookCashRecharge } from '../../services/cash-orders';
 import { memberWallet } from '../../services/ledger';
-import { newOrderNo, type Order } from '../../services/orders';
+import { bookCashRecharge, newOrderNo, type Order } from '../../services/orders';
 import { isUniqueViolation } from '../../services/orders/idempotency';
 
 export const MEMBER_NOT_FOUND_MESSAGE =
@@ -31,6 +30,7 @@ export async function memberAt(db: Db | Tx, code: string, merchantId: number): P
       nickname: members.nickname,
       avatar_url: members.avatar_url,
       principal_fen: wallets.principal_fen,
+      cash_principal_fen: wallets.cash_principal_fen,
       bonus_fen: wallets.bonus_fen,
       wallet_id: wallets.id,
     })
@@ -41,7 +41,8 @@ export async function memberAt(db: Db | Tx, code: string, merchantId: number): P
     )
     .where(eq(members.code, code));
   if (!m) throw notFound(MEMBER_NOT_FOUND_MESSAGE, 'MEMBER_NOT_FOUND');
-  const principal = m.principal_fen ?? 0;
+  // One principal, whatever its source (docs/decisions.md D18).
+  const principal = (m.principal_fen ?? 0) + (m.cash_principal_fen ?? 0);
   const bonus = m.bonus_fen ?? 0;
   return {
     id: m.id,

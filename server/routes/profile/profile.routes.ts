@@ -11,6 +11,7 @@ import { members, merchants, wallets } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import { parseQuery } from '../../lib/validate';
 import { memberOf, requireMember } from '../../member/member.middleware';
+import { spendable } from '../../services/ledger';
 
 const OptionalMerchantQuerySchema = z.object({ merchant_id: QueryIdSchema.optional() });
 
@@ -36,13 +37,21 @@ export function profileRoutes(): Hono<AppEnv> {
         merchant_id: merchants.id,
         merchant_name: merchants.name,
         principal_fen: wallets.principal_fen,
+        cash_principal_fen: wallets.cash_principal_fen,
         bonus_fen: wallets.bonus_fen,
       })
       .from(wallets)
       .innerJoin(merchants, eq(merchants.id, wallets.merchant_id))
       .where(and(eq(wallets.kind, 'member'), eq(wallets.member_id, memberId)))
       .orderBy(asc(wallets.id));
-    const list: MemberWallet[] = rows.map((w) => ({ ...w, balance_fen: w.principal_fen + w.bonus_fen }));
+    // The member sees one principal, whatever its source (docs/decisions.md D18).
+    const list: MemberWallet[] = rows.map((w) => ({
+      merchant_id: w.merchant_id,
+      merchant_name: w.merchant_name,
+      principal_fen: w.principal_fen + w.cash_principal_fen,
+      bonus_fen: w.bonus_fen,
+      balance_fen: spendable(w),
+    }));
     if (merchant_id !== undefined && !list.some((w) => w.merchant_id === merchant_id)) {
       // The pay page shows 余额 ¥0.00 at this merchant before the first recharge.
       const [m] = await db

@@ -16,6 +16,7 @@ export {
 export { type Split, computeSplit, allocateByPrefix } from './split';
 export { takeFromWallet, settleWalletConsume, settleWechatPayment } from './settle';
 export { refundOrder } from './refund';
+export { bookCashRecharge, settleCashConsume } from './cash';
 export { IdempotencyKeySchema } from './idempotency';
 export { payForDevice } from './pay';
 export { PAY_WINDOW_MS } from './prepay';

@@ -1,33 +1,43 @@
-/** Settling a paid consumption: the wallet debit (principal first, then bonus) and the WeChat payment credits. */
+/**
+ * Settling a paid consumption: the wallet debit (cash principal, online principal, then bonus) and the WeChat payment
+ * credits.
+ */
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { orders } from '../../db/schema';
-import { type Entry, type Wallet, externalWallet, memberWallet, postTransaction } from '../ledger';
+import { type Entry, type Wallet, externalWallet, memberWallet, postTransaction, spendable } from '../ledger';
 import { type Order, OrderMoneyError } from './order';
-import { splitCredits } from './split';
+import { cashPartEntries, splitCredits } from './split';
 
-/** How a wallet pay takes the amount: principal first, then bonus (decision, docs/money.md). */
+/**
+ * How a wallet pay takes the amount: cash principal first, then online principal, then bonus (docs/decisions.md D18;
+ * principal before bonus, docs/money.md). Null when the balance does not cover it.
+ */
 export function takeFromWallet(
-  w: Pick<Wallet, 'principal_fen' | 'bonus_fen'>,
+  w: Pick<Wallet, 'principal_fen' | 'cash_principal_fen' | 'bonus_fen'>,
   amountFen: number,
-): { principal_fen: number; bonus_fen: number } | null {
-  if (w.principal_fen + w.bonus_fen < amountFen) return null;
-  const principal = Math.min(w.principal_fen, amountFen);
-  return { principal_fen: principal, bonus_fen: amountFen - principal };
+): { cash_fen: number; principal_fen: number; bonus_fen: number } | null {
+  if (spendable(w) < amountFen) return null;
+  const cash = Math.min(w.cash_principal_fen, amountFen);
+  const principal = Math.min(w.principal_fen, amountFen - cash);
+  return { cash_fen: cash, principal_fen: principal, bonus_fen: amountFen - cash - principal };
 }
 
 /**
- * Debits a consume order from the member's (already locked) wallet and splits it: the principal part is split,
- * the bonus part goes back to external promotion (it was never money). Sets paid/paid_at/bonus_fen on the order.
+ * Debits a consume order from the member's (already locked) wallet and splits it (docs/decisions.md D18): the whole
+ * principal part (cash and online) is split; the cash part is the merchant's already (`cashPartEntries`); the bonus
+ * part goes back to external promotion (it was never money). Sets paid/paid_at/bonus_fen/cash_fen on the order.
  * Returns false when the balance does not cover the amount (nothing written).
  */
 export async function settleWalletConsume(tx: Tx, order: Order, wallet: Wallet, now: Date): Promise<boolean> {
   const take = takeFromWallet(wallet, order.amount_fen);
   if (!take) return false;
   const entries: Entry[] = [
+    { wallet_id: wallet.id, bucket: 'cash_principal', amount_fen: -take.cash_fen },
     { wallet_id: wallet.id, bucket: 'principal', amount_fen: -take.principal_fen },
     { wallet_id: wallet.id, bucket: 'bonus', amount_fen: -take.bonus_fen },
-    ...(await splitCredits(tx, order, take.principal_fen)),
+    ...(await splitCredits(tx, order, take.cash_fen + take.principal_fen)),
+    ...(await cashPartEntries(tx, order, take.cash_fen)),
   ];
   if (take.bonus_fen > 0) {
     const promo = await externalWallet(tx, 'promotion');
@@ -41,7 +51,7 @@ export async function settleWalletConsume(tx: Tx, order: Order, wallet: Wallet, 
   });
   await tx
     .update(orders)
-    .set({ status: 'paid', paid_at: now, bonus_fen: take.bonus_fen })
+    .set({ status: 'paid', paid_at: now, bonus_fen: take.bonus_fen, cash_fen: take.cash_fen })
     .where(eq(orders.id, order.id));
   return true;
 }
@@ -65,14 +75,7 @@ export async function settleWechatPayment(
   if (order.kind === 'consume') {
     entries.push(...(await splitCredits(tx, order, order.amount_fen)));
   } else {
-    if (order.member_id === null) throw new OrderMoneyError(`recharge ${order.order_no} has no member`);
-    const w = await memberWallet(tx, order.member_id, order.merchant_id);
-    entries.push({ wallet_id: w.id, bucket: 'principal', amount_fen: order.amount_fen });
-    if (order.bonus_fen > 0) {
-      const promo = await externalWallet(tx, 'promotion');
-      entries.push({ wallet_id: promo.id, bucket: 'principal', amount_fen: -order.bonus_fen });
-      entries.push({ wallet_id: w.id, bucket: 'bonus', amount_fen: order.bonus_fen });
-    }
+    entries.push(...(await rechargeCredits(tx, order, 'principal')));
   }
   await postTransaction(tx, {
     kind: order.kind,
@@ -84,4 +87,24 @@ export async function settleWechatPayment(
     .update(orders)
     .set({ status: 'paid', paid_at: payment.now, wechat_transaction_id: payment.transaction_id })
     .where(eq(orders.id, order.id));
+}
+
+/**
+ * The member's side of a recharge: the paid amount onto the principal of its source (`principal` online,
+ * `cash_principal` at the counter, docs/decisions.md D18) and the bonus from external promotion. Opens the wallet.
+ */
+export async function rechargeCredits(
+  tx: Tx,
+  order: Order,
+  bucket: 'principal' | 'cash_principal',
+): Promise<Entry[]> {
+  if (order.member_id === null) throw new OrderMoneyError(`recharge ${order.order_no} has no member`);
+  const w = await memberWallet(tx, order.member_id, order.merchant_id);
+  const entries: Entry[] = [{ wallet_id: w.id, bucket, amount_fen: order.amount_fen }];
+  if (order.bonus_fen > 0) {
+    const promo = await externalWallet(tx, 'promotion');
+    entries.push({ wallet_id: promo.id, bucket: 'principal', amount_fen: -order.bonus_fen });
+    entries.push({ wallet_id: w.id, bucket: 'bonus', amount_fen: order.bonus_fen });
+  }
+  return entries;
 }

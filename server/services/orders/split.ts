@@ -1,9 +1,12 @@
-/** The split of online money at payment: platform fee, partner shares by rule, the rest to the merchant (docs/money.md). */
+/**
+ * The split of real money at payment: platform fee, partner shares by rule, the rest to the merchant (docs/money.md);
+ * for the cash part, the merchant's rest is what it already holds in its till (docs/decisions.md D18).
+ */
 import { and, eq } from 'drizzle-orm';
 import { proRata } from '../../../src/domain/money';
 import type { Tx } from '../../db/client';
 import { merchants, share_rules } from '../../db/schema';
-import { type Entry, merchantWallet, partnerWallet, platformWallet } from '../ledger';
+import { type Entry, externalWallet, merchantWallet, partnerWallet, platformWallet } from '../ledger';
 import { type Order, OrderMoneyError } from './order';
 
 export interface Split {
@@ -68,6 +71,22 @@ export async function splitCredits(tx: Tx, order: Order, principalFen: number): 
     entries.push({ wallet_id: w.id, bucket: 'principal', amount_fen: split.merchant_fen });
   }
   return entries;
+}
+
+/**
+ * The cash part `cashFen` of a split consumption (docs/decisions.md D18): the merchant already holds that cash, so
+ * it leaves the system as the merchant's own takings (external `till`) and is taken back out of the merchant's part
+ * of the split. With `splitCredits` over the whole principal, the settlement wallet nets `merchant part - cash`:
+ * the platform fee and partner shares of the cash part are charged to it, and it may run negative (a debt).
+ */
+export async function cashPartEntries(tx: Tx, order: Order, cashFen: number): Promise<Entry[]> {
+  if (cashFen === 0) return [];
+  const till = await externalWallet(tx, 'till');
+  const merchant = await merchantWallet(tx, order.merchant_id);
+  return [
+    { wallet_id: till.id, bucket: 'principal', amount_fen: cashFen },
+    { wallet_id: merchant.id, bucket: 'principal', amount_fen: -cashFen },
+  ];
 }
 
 /**
