@@ -44,7 +44,12 @@ async function balance(memberId: number, merchantId = 1) {
     .select()
     .from(wallets)
     .where(and(eq(wallets.member_id, memberId), eq(wallets.merchant_id, merchantId)));
-  return w ? { total: w.principal_fen + w.bonus_fen, principal: w.principal_fen, bonus: w.bonus_fen } : null;
+  // A cash recharge is cash principal (docs/decisions.md D18): the principal here is all cash, none online.
+  if (w && w.principal_fen !== 0)
+    throw new Error(`online principal ${w.principal_fen} after cash recharges only`);
+  return w
+    ? { total: w.cash_principal_fen + w.bonus_fen, principal: w.cash_principal_fen, bonus: w.bonus_fen }
+    : null;
 }
 /** A valid code nobody has (the check digit is right, so the lookup is a real 404). */
 function unusedCode(): string {
