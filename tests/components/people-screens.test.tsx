@@ -7,11 +7,13 @@ import './user-dom';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { feedback, members } from '../../server/db/schema';
+import { bonus_credits, feedback, members } from '../../server/db/schema';
 import { ROUTES } from '../../src/domain/routes';
 import FeedbackInboxScreen from '../../src/screens/merchant/feedback';
+import MembersScreen from '../../src/screens/merchant/members';
 import ProfitSharingScreen from '../../src/screens/sub-users/profit-sharing';
 import SubUsersScreen from '../../src/screens/sub-users/sub-users';
+import { createMember, fundMember } from '../server/devices-fixtures';
 import { startStaffHarness, type StaffHarness } from './staff-harness';
 
 let h: StaffHarness;
@@ -72,5 +74,24 @@ describe('people screens', () => {
     await waitFor(() => expect(screen.getAllByTestId('share-change-row')).toHaveLength(2));
     expect(screen.getByTestId('share-rule-row').textContent).toContain('30%');
     expect(screen.getAllByTestId('share-change-row')[0]!.textContent).toContain('20% → 30%');
+  });
+
+  it('members: a bonus credit is confirmed, then sent once', async () => {
+    cleanup();
+    await fundMember(h.t.deps.db, await createMember(h.t.deps.db), 1, 1000);
+    render(<MembersScreen route={routeOf('merchant-members')} params={{}} />);
+    await waitFor(() => expect(screen.getAllByTestId('member-row').length).toBeGreaterThan(0));
+    fireEvent.click(screen.getAllByTestId('member-row')[0]!);
+    await waitFor(() => expect(screen.getByLabelText('金额（元）')).toBeTruthy());
+    fireEvent.change(screen.getByLabelText('金额（元）'), { target: { value: '5' } });
+    fireEvent.change(screen.getByLabelText('原因'), { target: { value: '设备故障补偿' } });
+    fireEvent.click(screen.getByRole('button', { name: '赠送' }));
+    await waitFor(() => expect(screen.getByText('确认赠送？')).toBeTruthy());
+    expect((await h.t.deps.db.select().from(bonus_credits)).length).toBe(0);
+    fireEvent.click(screen.getByRole('button', { name: '确定' }));
+    await waitFor(async () => {
+      const rows = await h.t.deps.db.select().from(bonus_credits);
+      expect(rows.map((r) => [r.amount_fen, r.note])).toEqual([[500, '设备故障补偿']]);
+    });
   });
 });

@@ -1,7 +1,86 @@
+import { useCallback, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
+import { useRequest } from '../../app/use-request';
+import type { MerchantMember } from '../../domain/members.schema';
+import { membersApi } from '../../http/people-api';
+import { Money, Toast } from '../../ui';
+import { ResourceList } from '../../ui/resource-list';
+import { Sheet } from '../../ui/sheet';
+import { shortTime } from '../../ui/user/format';
 import { StaffPage } from '../shared/staff-page';
+import { MemberDetail } from './member-detail';
 
-/** 在您的场地消费过的会员及其钱包余额。 */
+const PAGE_SIZE = 20;
+
+/** `/merchant/members`: members with a wallet or an order here; a member's page and bonus credit in a sheet. */
 export default function MembersScreen({ route }: ScreenProps) {
-  return <StaffPage route={route} description="在您的场地消费过的会员及其钱包余额。" />;
+  const [filter, setFilter] = useState({ q: '', page: 1 });
+  const list = useRequest(membersApi.list, { ...filter, page_size: PAGE_SIZE });
+  const [open, setOpen] = useState<MerchantMember | null>(null);
+  const [toast, setToast] = useState<string | null>(null);
+  const onDone = useCallback(
+    (saved: boolean) => {
+      setOpen(null);
+      if (saved) {
+        setToast('已赠送');
+        list.refresh();
+      }
+    },
+    [list],
+  );
+  return (
+    <StaffPage
+      route={route}
+      description="在本商户有钱包或订单的会员：余额、最近到访与累计消费；可赠送余额作为补偿。"
+    >
+      <ResourceList
+        items={list.data?.items}
+        total={list.data?.total ?? 0}
+        page={filter.page}
+        pageSize={PAGE_SIZE}
+        loading={list.loading}
+        error={list.error}
+        onRetry={list.canRetry ? list.retry : undefined}
+        onPage={(page) => setFilter({ ...filter, page })}
+        keyOf={(m) => `${m.id}-${m.merchant_id}`}
+        toolbar={
+          <input
+            type="search"
+            className="input w-full"
+            placeholder="搜索昵称或会员编号"
+            aria-label="搜索会员"
+            value={filter.q}
+            onChange={(e) => setFilter({ q: e.target.value, page: 1 })}
+          />
+        }
+        emptyTitle="暂无会员"
+        emptyDescription="会员在本商户充值或使用设备后会出现在这里。"
+        renderItem={(m) => (
+          <button
+            type="button"
+            className="w-full p-3 text-left"
+            data-testid="member-row"
+            onClick={() => setOpen(m)}
+          >
+            <p className="flex justify-between font-medium">
+              <span className="truncate">{m.nickname || `会员 ${m.id}`}</span>
+              <Money fen={m.balance_fen} />
+            </p>
+            <p className="text-xs text-base-content/60">
+              {m.orders} 笔订单 · 消费 <Money fen={m.consume_total_fen} />
+              {m.last_visit_at && ` · 最近 ${shortTime(m.last_visit_at)}`}
+            </p>
+          </button>
+        )}
+      />
+      <Sheet
+        open={open !== null}
+        title={open ? open.nickname || `会员 ${open.id}` : ''}
+        onClose={() => setOpen(null)}
+      >
+        {open && <MemberDetail member={open} onDone={onDone} />}
+      </Sheet>
+      {toast && <Toast message={toast} kind="success" onClose={() => setToast(null)} />}
+    </StaffPage>
+  );
 }
