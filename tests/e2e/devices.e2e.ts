@@ -8,6 +8,7 @@ import jsQR from 'jsqr';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, loginAs, newPhonePage, screenshot, startApp, type RunningApp } from './harness';
+import { addDeviceBatch, screenshotPrintView } from './steps';
 
 let app: RunningApp;
 let browser: Browser;
@@ -30,12 +31,7 @@ describe('devices and QR labels', () => {
       await expect.poll(() => rows.count()).toBe(6);
       await screenshot(page, 'devices-list');
 
-      await page.getByRole('button', { name: '批量添加' }).click();
-      await page.getByLabel('名称前缀', { exact: true }).fill('广场新桩 ');
-      await page.getByLabel('数量', { exact: true }).fill('3');
-      await screenshot(page, 'devices-batch');
-      await page.getByRole('button', { name: '确认添加' }).click();
-      await page.getByText('已添加 3 台，已选中，可打印标签').waitFor();
+      await addDeviceBatch(page, { prefix: '广场新桩 ', count: 3, shot: 'devices-batch' });
       await expect.poll(() => rows.count()).toBe(9);
 
       await page.getByRole('button', { name: '打印所选标签（3）' }).click();
@@ -43,11 +39,7 @@ describe('devices and QR labels', () => {
       await expect.poll(() => sheet.locator('[data-testid=device-label] svg').count()).toBe(3);
       await screenshot(page, 'devices-labels');
       // The print view on a page the size of A4 at 96 dpi (the phone is narrower than the paper).
-      await page.emulateMedia({ media: 'print' });
-      await page.setViewportSize({ width: 794, height: 1123 });
-      await screenshot(page, 'devices-labels-print');
-      await page.emulateMedia({ media: 'screen' });
-      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshotPrintView(page, 'devices-labels-print');
 
       // The browser's own rendering of the first label's code decodes to its pay link.
       const first = sheet.getByTestId('device-label').first();

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicDevice, RechargePackage, ServicePrice } from '../../src/domain/api';
 import { formatFen } from '../../src/domain/money';
 import { launchBrowser, newPhonePage, pathOf, screenshot, startApp, type RunningApp } from './harness';
+import { openSignedInWeChat, payWithWeChatSandbox } from './steps';
 
 /** The user agent of WeChat on Android named by the brief; no bridge is injected. */
 const WECHAT_UA =
@@ -88,10 +89,7 @@ describe('end-user journey', () => {
     const { page, context, console: logs } = await newPhonePage(browser, { userAgent: WECHAT_UA });
     try {
       // Signed in through the sandbox at once (sandbox_openid), landing back on the pay link.
-      await page.goto(
-        `${app.url}/backend/wechat/authorize?redirect=${encodeURIComponent(payLink)}&sandbox_openid=e2e-wechat-pay`,
-      );
-      await page.waitForURL((u) => u.pathname === '/user/pay');
+      await openSignedInWeChat(page, app.url, payLink, 'e2e-wechat-pay');
       await page.getByTestId('device-name').getByText(device.name).waitFor();
       await page.getByRole('button', { name: '充值' }).waitFor();
 
@@ -106,11 +104,7 @@ describe('end-user journey', () => {
       expect(new URL(page.url()).searchParams.has('order_no')).toBe(false);
 
       // Then 确认支付: the page asks the server until the device runs.
-      await page.getByRole('button', { name: '微信支付' }).click();
-      await page.getByRole('button', { name: '确认付款' }).click();
-      await page.getByRole('button', { name: '确认支付' }).click();
-      await page.waitForURL((u) => u.pathname === '/user/using', { timeout: 30_000 });
-      await page.getByTestId('countdown').waitFor({ timeout: 30_000 });
+      await payWithWeChatSandbox(page);
       await page.getByText(formatFen(price.price_fen)).first().waitFor();
       const origin = new URL(page.url()).origin;
       await page.goto(`${origin}/user/consumption-history`);

@@ -16,6 +16,7 @@ import {
   startApp,
   type RunningApp,
 } from './harness';
+import { fillMerchantForm, signIn } from './steps';
 
 let app: RunningApp;
 let browser: Browser;
@@ -27,13 +28,6 @@ afterAll(async () => {
   await browser?.close();
   await app?.close();
 });
-
-async function signIn(page: Page, username: string, password: string) {
-  await page.goto(`${app.url}/admin-login`);
-  await page.getByLabel('用户名').fill(username);
-  await page.getByLabel('密码').fill(password);
-  await page.getByRole('button', { name: '登录', exact: true }).click();
-}
 
 /** From the list, opens the merchant, sets its status and saves (confirming a disable). */
 async function setStatus(page: Page, name: string, status: 'disabled' | 'active', shot?: string) {
@@ -62,12 +56,14 @@ describe('merchants', () => {
       await page.getByTestId('merchant-row').first().waitFor();
       await page.getByRole('button', { name: '新增' }).click();
       await page.waitForURL(`${app.url}/admin/merchants/add`);
-      await page.getByLabel('商户名称', { exact: true }).fill('湖畔自助洗衣');
-      await page.getByLabel('联系人', { exact: true }).fill('李湖');
-      await page.getByLabel('联系电话', { exact: true }).fill('13912345678');
-      await page.getByLabel('平台费率（基点）', { exact: true }).fill('500');
-      await page.getByLabel('负责人登录账号', { exact: true }).fill('merchant');
-      await page.getByLabel('初始密码', { exact: true }).fill('lake-pass-9');
+      await fillMerchantForm(page, {
+        name: '湖畔自助洗衣',
+        contact: '李湖',
+        phone: '13912345678',
+        feeBasisPoints: 500,
+        owner: 'merchant',
+        password: 'lake-pass-9',
+      });
       await page.getByRole('button', { name: '创建商户' }).click();
       await page.getByText('该登录账号已被使用，请换一个').waitFor();
       await page.getByLabel('负责人登录账号', { exact: true }).fill('lake_owner');
@@ -78,7 +74,7 @@ describe('merchants', () => {
       await screenshot(page, 'merchants-list');
 
       // The new owner signs in with the initial password and lands on 首页 (level 2).
-      await signIn(owner.page, 'lake_owner', 'lake-pass-9');
+      await signIn(owner.page, app.url, 'lake_owner', 'lake-pass-9');
       await owner.page.waitForURL(`${app.url}/dashboard`);
 
       // Disabled: the owner's next request signs them out, and signing in again says why.
@@ -86,13 +82,13 @@ describe('merchants', () => {
       await page.getByTestId('merchant-row').filter({ hasText: '已停用' }).waitFor();
       await owner.page.reload();
       await owner.page.waitForURL(`${app.url}/admin-login`);
-      await signIn(owner.page, 'lake_owner', 'lake-pass-9');
+      await signIn(owner.page, app.url, 'lake_owner', 'lake-pass-9');
       await owner.page.getByText('商户已停用，请联系平台管理员').waitFor();
       await screenshot(owner.page, 'merchants-sign-in-refused');
 
       // Enabled again: the owner signs in.
       await setStatus(page, '湖畔自助洗衣', 'active');
-      await signIn(owner.page, 'lake_owner', 'lake-pass-9');
+      await signIn(owner.page, app.url, 'lake_owner', 'lake-pass-9');
       await owner.page.waitForURL(`${app.url}/dashboard`);
       expect(admin.console.filter((l) => l.type === 'pageerror')).toEqual([]);
       expect(owner.console.filter((l) => l.type === 'pageerror')).toEqual([]);

@@ -16,6 +16,7 @@ import {
   startApp,
   type RunningApp,
 } from './harness';
+import { openSignedInWeChat } from './steps';
 
 let app: RunningApp;
 let browser: Browser;
@@ -133,10 +134,7 @@ describe('venues, prices and packages', () => {
     const phone = await newPhonePage(browser, { userAgent: WECHAT_UA });
     try {
       const payLink = '/user/pay?device_id=1&venue_id=1';
-      await phone.page.goto(
-        `${app.url}/backend/wechat/authorize?redirect=${encodeURIComponent(payLink)}&sandbox_openid=e2e-venues`,
-      );
-      await phone.page.waitForURL((u) => u.pathname === '/user/pay');
+      await openSignedInWeChat(phone.page, app.url, payLink, 'e2e-venues');
       const cards = phone.page.locator('[data-testid^="price-"]');
       await expect.poll(() => cards.count()).toBe(2);
       expect(await cards.allInnerTexts()).toEqual([
