@@ -1,0 +1,124 @@
+/**
+ * People in Chromium at 390x844 against the real server: the demo merchant adds an employee with an initial password
+ * on /sub-users/sub-users, signs out, and the employee signs in and sees 首页; a member (WeChat user agent, signed in
+ * through the sandbox) sends feedback about one of the merchant's devices on /user/feedback, the merchant replies on
+ * /merchant/feedback, and the member sees the reply after a reload. Profit sharing and members are opened once for
+ * their screenshots. Screenshots docs/screenshots/people-*.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  WECHAT_UA,
+  launchBrowser,
+  loginAs,
+  newPhonePage,
+  screenshot,
+  startApp,
+  type RunningApp,
+} from './harness';
+import { signIn } from './steps';
+
+let app: RunningApp;
+let browser: Browser;
+beforeAll(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+describe('people', () => {
+  it('the merchant adds an employee who signs in; profit sharing and members are shown', async () => {
+    const staff = await newPhonePage(browser);
+    const { page } = staff;
+    try {
+      await loginAs(page, app.url, 'merchant');
+      await page.goto(`${app.url}/sub-users/sub-users`);
+      await page.getByRole('button', { name: '新增', exact: true }).click();
+      const sheet = page.getByRole('dialog');
+      await sheet.getByLabel('登录用户名', { exact: true }).fill('e2e_clerk');
+      await sheet.getByLabel('姓名', { exact: true }).fill('王小店');
+      await sheet.getByLabel('初始密码', { exact: true }).fill('clerk-pass-8');
+      await screenshot(page, 'people-sub-user-add');
+      await sheet.getByRole('button', { name: '保存', exact: true }).click();
+      const row = page.getByTestId('sub-user-row').filter({ hasText: 'e2e_clerk' });
+      await row.getByText('员工').waitFor();
+      // The picture is of the list, not of the passing toast.
+      await page.getByText('已保存', { exact: true }).waitFor({ state: 'hidden', timeout: 10_000 });
+      await screenshot(page, 'people-sub-users');
+
+      await page.goto(`${app.url}/sub-users/profit-sharing`);
+      await page.locator('main').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      await screenshot(page, 'people-profit-sharing');
+
+      await page.goto(`${app.url}/merchant/members`);
+      await page.locator('main').waitFor();
+      await page.waitForLoadState('networkidle');
+      await screenshot(page, 'people-members');
+
+      // Sign out through 我的, then the new employee signs in with the initial password.
+      await page.goto(`${app.url}/profile`);
+      await page.getByRole('button', { name: '退出登录' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: '退出登录' }).click();
+      await page.waitForURL((u) => u.pathname === '/admin-login');
+      await signIn(page, app.url, 'e2e_clerk', 'clerk-pass-8');
+      await page.waitForURL(`${app.url}/dashboard`);
+      await page.getByRole('heading', { name: '首页' }).waitFor();
+      await page.getByText('您好，王小店').waitFor();
+      await screenshot(page, 'people-employee-home');
+      expect(staff.console.filter((l) => l.type === 'pageerror')).toEqual([]);
+    } finally {
+      await staff.context.close();
+    }
+  });
+
+  it('a member sends feedback, the merchant replies, the member sees the reply', async () => {
+    const member = await newPhonePage(browser, { userAgent: WECHAT_UA });
+    const staff = await newPhonePage(browser);
+    const text = '充电桩插头接触不良，请尽快处理';
+    const reply = '已派人检修，给您添麻烦了';
+    try {
+      await member.page.goto(
+        `${app.url}/backend/wechat/authorize?redirect=${encodeURIComponent('/user/feedback?device_id=1')}&sandbox_openid=e2e-feedback-member`,
+      );
+      await member.page.waitForURL((u) => u.pathname === '/user/feedback');
+      await member.page.getByLabel('问题描述').fill(text);
+      await member.page.getByRole('button', { name: '提交反馈' }).click();
+      const mine = member.page.getByTestId('feedback-row').filter({ hasText: text });
+      await mine.getByText('等待商家回复').waitFor();
+      await screenshot(member.page, 'people-feedback-sent');
+
+      const { page } = staff;
+      await loginAs(page, app.url, 'merchant');
+      await page.goto(`${app.url}/merchant/feedback`);
+      const row = page.getByTestId('feedback-row').filter({ hasText: text });
+      await row.getByRole('button', { name: '回复', exact: true }).click();
+      const sheet = page.getByRole('dialog');
+      await sheet.getByLabel('回复', { exact: true }).fill(reply);
+      await screenshot(page, 'people-feedback-reply');
+      await sheet.getByRole('button', { name: '发送回复' }).click();
+      const sent = page.getByText('回复已发送，会员可在“我的反馈”中看到');
+      await sent.waitFor();
+      await sent.waitFor({ state: 'hidden', timeout: 10_000 });
+      await page.getByRole('tab', { name: '已回复' }).click();
+      await page.getByTestId('feedback-row').filter({ hasText: text }).getByText(reply).waitFor();
+      await screenshot(page, 'people-feedback-inbox');
+
+      await member.page.reload();
+      await member.page
+        .getByTestId('feedback-row')
+        .filter({ hasText: text })
+        .getByText(`商家回复：${reply}`)
+        .waitFor();
+      await screenshot(member.page, 'people-feedback-answered');
+      const errors = [...member.console, ...staff.console].filter((l) => l.type === 'pageerror');
+      expect(errors).toEqual([]);
+    } finally {
+      await member.context.close();
+      await staff.context.close();
+    }
+  });
+});
