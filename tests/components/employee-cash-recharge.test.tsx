@@ -101,7 +101,9 @@ describe('/employee/cash-recharge screen', () => {
       .select()
       .from(wallets)
       .where(and(eq(wallets.member_id, memberId), eq(wallets.merchant_id, 1)));
-    expect(w!.principal_fen).toBe(5000);
+    // Cash keeps its source (docs/decisions.md D18): the 50 yuan sit in the cash principal.
+    expect(w!.cash_principal_fen).toBe(5000);
+    expect(w!.principal_fen).toBe(0);
     const cash = await t.deps.db.select().from(orders).where(eq(orders.member_id, memberId));
     expect(cash).toHaveLength(1);
     expect(cash[0]).toMatchObject({ method: 'cash', amount_fen: 5000, note: '前台收现' });

@@ -4,6 +4,7 @@ import { accounts, auth_tokens, login_attempts, merchants } from '../../server/d
 import { hashToken } from '../../server/auth/tokens';
 import { hashPassword, verifyPassword } from '../../server/auth/password';
 import { bearer, createTestApp, postJson, type TestApp } from './test-app';
+import { FEATURES } from '../../src/domain/levels';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -70,7 +71,7 @@ describe('staff sign-in', () => {
   it('gives level 1 every feature and level 3 only wallet', async () => {
     const admin = await t.json<{ features: string[] }>('/backend/auth/me', bearer(await t.login('admin')));
     expect(admin.body.features).toContain('admin.permissions');
-    expect(admin.body.features.length).toBe(20);
+    expect(admin.body.features.length).toBe(FEATURES.length);
     const partner = await t.json<{ features: string[] }>(
       '/backend/auth/me',
       bearer(await t.login('partner')),
