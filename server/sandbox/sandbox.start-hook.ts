@@ -9,8 +9,12 @@ import { devicesSandboxRoutes } from './devices-sandbox.routes';
 import { SANDBOX_MOUNT } from './index';
 import { createSandboxWechat } from './wechat-sandbox';
 
-/** The sandbox routers for these deps (test apps built without start hooks call it too). */
+/**
+ * The sandbox routers for these deps (test apps built without start hooks call it too). With live WeChat none is
+ * mounted: the device controls answer anonymous requests, so they exist only where the WeChat sandbox may.
+ */
 export function sandboxMounts(deps: AppDeps): Mount[] {
+  if (deps.wechat?.mode === 'live') return [];
   const mounts: Mount[] = [{ path: `${SANDBOX_MOUNT}/devices`, routes: devicesSandboxRoutes() }];
   if (deps.wechat?.sandboxRoutes) mounts.push({ path: SANDBOX_MOUNT, routes: deps.wechat.sandboxRoutes });
   return mounts;
