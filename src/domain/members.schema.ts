@@ -13,7 +13,10 @@ export const MemberListQuerySchema = PageQuerySchema.extend({
   q: z.string().trim().max(64, '搜索词最多 64 个字').optional(),
   merchant_id: QueryIdSchema.optional(),
 });
-export type MemberListQuery = z.input<typeof MemberListQuerySchema>;
+/** As the client builds it: the merchant filter is a number there. */
+export type MemberListQuery = Omit<z.input<typeof MemberListQuerySchema>, 'merchant_id'> & {
+  merchant_id?: number;
+};
 
 export const MemberDetailQuerySchema = z.object({ merchant_id: QueryIdSchema.optional() });
 

@@ -32,7 +32,10 @@ export const ShareRuleListQuerySchema = PageQuerySchema.extend({
   /** `1`: the signed-in partner's own rules (any level may ask; the token decides whose). */
   mine: z.enum(['1']).optional(),
 });
-export type ShareRuleListQuery = z.input<typeof ShareRuleListQuerySchema>;
+/** As the client builds it: the merchant filter is a number there. */
+export type ShareRuleListQuery = Omit<z.input<typeof ShareRuleListQuerySchema>, 'merchant_id'> & {
+  merchant_id?: number;
+};
 
 /** `GET /backend/profit-sharing/history?venue_id=&partner_account_id=&merchant_id=` */
 export const ShareRuleHistoryQuerySchema = PageQuerySchema.extend({
@@ -40,7 +43,10 @@ export const ShareRuleHistoryQuerySchema = PageQuerySchema.extend({
   partner_account_id: QueryIdSchema.optional(),
   merchant_id: QueryIdSchema.optional(),
 });
-export type ShareRuleHistoryQuery = z.input<typeof ShareRuleHistoryQuerySchema>;
+/** As the client builds it: the merchant filter is a number there. */
+export type ShareRuleHistoryQuery = Omit<z.input<typeof ShareRuleHistoryQuerySchema>, 'merchant_id'> & {
+  merchant_id?: number;
+};
 
 export interface ShareRule {
   id: number;
@@ -49,6 +55,8 @@ export interface ShareRule {
   partner_account_id: number;
   partner_name: string;
   partner_username: string;
+  /** A disabled partner's rule is kept but shares nothing: payments leave that part to the merchant. */
+  partner_status: 'active' | 'disabled';
   ratio_bp: number;
   merchant_id: number;
   /** Sum of all the venue's ratios now (this rule included). */

@@ -56,7 +56,10 @@ export const SubUserListQuerySchema = PageQuerySchema.extend({
   status: z.enum(['active', 'disabled']).optional(),
   merchant_id: QueryIdSchema.optional(),
 });
-export type SubUserListQuery = z.input<typeof SubUserListQuerySchema>;
+/** As the client builds it: the merchant filter is a number there. */
+export type SubUserListQuery = Omit<z.input<typeof SubUserListQuerySchema>, 'merchant_id'> & {
+  merchant_id?: number;
+};
 
 export interface SubUser {
   id: number;

@@ -60,7 +60,10 @@ export const WithdrawalListQuerySchema = PageQuerySchema.extend({
   status: z.enum(STATUS_KEYS, '状态有误').optional(),
   merchant_id: QueryIdSchema.optional(),
 });
-export type WithdrawalListQuery = z.input<typeof WithdrawalListQuerySchema>;
+/** As the client builds it: the merchant filter is a number there. */
+export type WithdrawalListQuery = Omit<z.input<typeof WithdrawalListQuerySchema>, 'merchant_id'> & {
+  merchant_id?: number;
+};
 
 /** `GET /backend/wallet?page=&page_size=` (the entries' page). */
 export const WalletQuerySchema = PageQuerySchema;

@@ -2,7 +2,7 @@
 import './user-dom';
 /**
  * `/wallet` rendered against the real server in process (real app, real database, the demo partner's token): the
- * balances, an amount under 1 yuan refused before any request, the confirmation, a double tap sending once, and
+ * partner's own profit-sharing rules, the balances, an amount under 1 yuan refused before any request, the confirmation, a double tap sending once, and
  * an answer lost on the way back: the retry sends the same Idempotency-Key and the server keeps one request.
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
@@ -68,6 +68,16 @@ const partnerRequests = async () => {
 };
 
 describe('/wallet screen', () => {
+  it("shows the partner's own profit-sharing rules with the ratio and since when it applies", async () => {
+    render(<WalletScreen route={route} params={{}} />);
+    const rules = await screen.findAllByTestId('my-share-rule');
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.textContent).toContain('星河广场店');
+    expect(rules[0]!.textContent).toContain('20%');
+    expect(rules[0]!.textContent).toMatch(/自 .+ 起生效/);
+    cleanup();
+  });
+
   it('validates before sending, confirms, sends once on a double tap, and retries with the same key', async () => {
     render(<WalletScreen route={route} params={{}} />);
     await waitFor(() => expect(screen.getByTestId('available').textContent).toBe('¥50.00'));

@@ -1,11 +1,12 @@
 /**
  * The split of real money at payment: platform fee, partner shares by rule, the rest to the merchant (docs/money.md);
- * for the cash part, the merchant's rest is what it already holds in its till (docs/decisions.md D18).
+ * for the cash part, the merchant's rest is what it already holds in its till (docs/decisions.md D18). A disabled
+ * partner's rules share nothing: that part stays with the merchant (docs/decisions.md D19).
  */
 import { and, eq } from 'drizzle-orm';
 import { proRata } from '../../../src/domain/money';
 import type { Tx } from '../../db/client';
-import { merchants, share_rules } from '../../db/schema';
+import { accounts, merchants, share_rules } from '../../db/schema';
 import { type Entry, externalWallet, merchantWallet, partnerWallet, platformWallet } from '../ledger';
 import { type Order, OrderMoneyError } from './order';
 
@@ -51,8 +52,13 @@ export async function splitCredits(tx: Tx, order: Order, principalFen: number): 
       : await tx
           .select({ partner_account_id: share_rules.partner_account_id, ratio_bp: share_rules.ratio_bp })
           .from(share_rules)
+          .innerJoin(accounts, eq(accounts.id, share_rules.partner_account_id))
           .where(
-            and(eq(share_rules.venue_id, order.venue_id), eq(share_rules.merchant_id, order.merchant_id)),
+            and(
+              eq(share_rules.venue_id, order.venue_id),
+              eq(share_rules.merchant_id, order.merchant_id),
+              eq(accounts.status, 'active'),
+            ),
           );
   const split = computeSplit(principalFen, merchant.fee_rate_bp, rules);
   const entries: Entry[] = [];

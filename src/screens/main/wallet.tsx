@@ -10,6 +10,7 @@ import { EmptyState, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { MoneyActionDialog, type ActionTexts } from '../shared/money-action-dialog';
 import { StaffPage } from '../shared/staff-page';
+import { PartnerRules } from './partner-rules';
 import { EntryRow, OwnWithdrawalRow, WalletSummary } from './wallet-parts';
 
 const PAGE_SIZE = 10;
@@ -69,6 +70,7 @@ export default function WalletScreen({ route }: ScreenProps) {
           onWithdraw={() => money.send({ type: 'open', action: 'withdraw', needsInput: true })}
         />
       )}
+      {wallet.data?.kind === 'partner' && <PartnerRules />}
       <h2 className="mx-4 mt-2 text-sm font-medium text-base-content/70">提现申请</h2>
       <ResourceList
         items={own.data?.items}

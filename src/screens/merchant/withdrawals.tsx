@@ -9,6 +9,7 @@ import { withdrawalsApi } from '../../http/wallet-api';
 import { Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
+import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { MoneyActionDialog, type ActionTexts } from '../shared/money-action-dialog';
 import { StaffPage } from '../shared/staff-page';
 import { WithdrawalDetail, WithdrawalRow, type AdminAction } from './withdrawal-detail';
@@ -55,11 +56,16 @@ function textsFor(action: string | null, w: Withdrawal | null): ActionTexts | nu
 
 /** `/merchant/withdrawals`: a merchant's and its partners' requests (the admin: all), each with its timeline. */
 export default function WithdrawalsScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState({ status: '' as WithdrawalStatus | '', page: 1 });
+  const [filter, setFilter] = useState({
+    status: '' as WithdrawalStatus | '',
+    merchant_id: undefined as number | undefined,
+    page: 1,
+  });
   const list = useRequest(withdrawalsApi.list, {
     page: filter.page,
     page_size: PAGE_SIZE,
     status: filter.status || undefined,
+    merchant_id: filter.merchant_id,
   });
   const me = useRequest(loadMe);
   const isAdmin = me.data?.user.level === 1;
@@ -89,19 +95,27 @@ export default function WithdrawalsScreen({ route }: ScreenProps) {
   }, [done, result, action, money, list]);
 
   const toolbar = (
-    <select
-      className="select w-full"
-      aria-label="状态"
-      value={filter.status}
-      onChange={(e) => setFilter({ status: e.target.value as WithdrawalStatus | '', page: 1 })}
-    >
-      <option value="">全部状态</option>
-      {Object.entries(WITHDRAWAL_STATUSES).map(([k, label]) => (
-        <option key={k} value={k}>
-          {label}
-        </option>
-      ))}
-    </select>
+    <div className="flex flex-col gap-2">
+      <select
+        className="select w-full"
+        aria-label="状态"
+        value={filter.status}
+        onChange={(e) => setFilter({ ...filter, status: e.target.value as WithdrawalStatus | '', page: 1 })}
+      >
+        <option value="">全部状态</option>
+        {Object.entries(WITHDRAWAL_STATUSES).map(([k, label]) => (
+          <option key={k} value={k}>
+            {label}
+          </option>
+        ))}
+      </select>
+      {isAdmin && (
+        <AdminMerchantFilter
+          value={filter.merchant_id}
+          onChange={(merchant_id) => setFilter({ ...filter, merchant_id, page: 1 })}
+        />
+      )}
+    </div>
   );
   return (
     <StaffPage

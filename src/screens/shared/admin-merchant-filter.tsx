@@ -3,15 +3,19 @@ import { merchantsApi } from '../../http/merchants-api';
 import { MerchantFilter } from '../../ui/merchant-filter';
 
 /**
- * The admin's merchant filter over a staff list, with its merchants loaded (an admin-only call: render it for
- * level 1 only; a merchant's rows are its own).
+ * The admin's merchant picker, with its merchants loaded (an admin-only call: render it for level 1 only; a
+ * merchant's rows are its own): a filter over a staff list, or with `emptyLabel` and `id` a form's merchant field.
  */
 export function AdminMerchantFilter({
   value,
   onChange,
+  emptyLabel,
+  id,
 }: {
   value: number | undefined;
   onChange: (merchantId: number | undefined) => void;
+  emptyLabel?: string;
+  id?: string;
 }) {
   const merchants = useRequest(merchantsApi.options);
   return (
@@ -20,6 +24,8 @@ export function AdminMerchantFilter({
       failed={!!merchants.error}
       value={value}
       onChange={onChange}
+      emptyLabel={emptyLabel}
+      id={id}
     />
   );
 }

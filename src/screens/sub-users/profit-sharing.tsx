@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
+import { loadMe } from '../../app/staff-features';
 import { useRequest } from '../../app/use-request';
 import { SHARE_ACTIONS, formatBp, type ShareRule } from '../../domain/profit-sharing.schema';
 import { toOutcome } from '../../http/outcome';
@@ -9,16 +10,27 @@ import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { shortTime } from '../../ui/user/format';
 import { StaffPage } from '../shared/staff-page';
-import { ShareRuleForm } from './share-rule-form';
+import { RulesToolbar, ShareRuleForm } from './share-rule-form';
 
 const PAGE_SIZE = 20;
 
-/** `/sub-users/profit-sharing`: rules of venue x partner x ratio, with the history of every change. */
+/**
+ * `/sub-users/profit-sharing`: rules of venue x partner x ratio, with the history of every change. The admin first
+ * chooses the merchant whose venues and partners to edit (the lists show all merchants until then).
+ */
 export default function ProfitSharingScreen({ route }: ScreenProps) {
   const [page, setPage] = useState(1);
   const [historyPage, setHistoryPage] = useState(1);
-  const list = useRequest(profitSharingApi.list, { page, page_size: PAGE_SIZE });
-  const history = useRequest(profitSharingApi.history, { page: historyPage, page_size: PAGE_SIZE });
+  const [merchantId, setMerchantId] = useState<number | undefined>(undefined);
+  const me = useRequest(loadMe);
+  const isAdmin = me.data?.user.level === 1;
+  const list = useRequest(profitSharingApi.list, { page, page_size: PAGE_SIZE, merchant_id: merchantId });
+  const history = useRequest(profitSharingApi.history, {
+    page: historyPage,
+    page_size: PAGE_SIZE,
+    merchant_id: merchantId,
+  });
+  const canAdd = me.data !== undefined && (!isAdmin || merchantId !== undefined);
   const [editing, setEditing] = useState<ShareRule | 'new' | null>(null);
   const [removing, setRemoving] = useState<ShareRule | null>(null);
   const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
@@ -59,11 +71,17 @@ export default function ProfitSharingScreen({ route }: ScreenProps) {
         onPage={setPage}
         keyOf={(r) => r.id}
         toolbar={
-          <div className="flex justify-end">
-            <button type="button" className="btn btn-primary btn-sm" onClick={() => setEditing('new')}>
-              新增规则
-            </button>
-          </div>
+          <RulesToolbar
+            isAdmin={isAdmin}
+            merchantId={merchantId}
+            canAdd={canAdd}
+            onMerchant={(id) => {
+              setMerchantId(id);
+              setPage(1);
+              setHistoryPage(1);
+            }}
+            onAdd={() => setEditing('new')}
+          />
         }
         emptyTitle="暂无分润规则"
         emptyDescription="点击“新增规则”为合伙人设置分润。"
@@ -72,6 +90,9 @@ export default function ProfitSharingScreen({ route }: ScreenProps) {
             <button type="button" className="min-w-0 flex-1 text-left" onClick={() => setEditing(r)}>
               <p className="truncate font-medium">
                 {r.partner_name} · {formatBp(r.ratio_bp)}
+                {r.partner_status === 'disabled' && (
+                  <span className="ml-2 text-xs text-warning">账号已停用，暂不分润</span>
+                )}
               </p>
               <p className="text-xs text-base-content/60">
                 {r.venue_name}（合计 {formatBp(r.venue_total_bp)}）· {shortTime(r.valid_from)} 起
@@ -113,7 +134,13 @@ export default function ProfitSharingScreen({ route }: ScreenProps) {
         title={editing === 'new' ? '新增分润规则' : '修改分润比例'}
         onClose={() => setEditing(null)}
       >
-        {editing !== null && <ShareRuleForm rule={editing === 'new' ? null : editing} onDone={onFormDone} />}
+        {editing !== null && (
+          <ShareRuleForm
+            rule={editing === 'new' ? null : editing}
+            merchantId={merchantId}
+            onDone={onFormDone}
+          />
+        )}
       </Sheet>
       <ConfirmDialog
         open={removing !== null}

@@ -9,23 +9,62 @@ import {
 import { profitSharingApi, subUsersApi } from '../../http/people-api';
 import { venuesApi } from '../../http/venues-api';
 import { FormField } from '../../ui/form-field';
+import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffForm } from '../shared/form-parts';
 
-const loadOptions = () =>
+/** The venues and active partners a new rule may name: the merchant's own (the admin's: the chosen merchant's). */
+const loadOptions = (merchant_id: number | undefined) =>
   Promise.all([
-    venuesApi.list({ page_size: 100 }),
-    subUsersApi.list({ role: 'partner', status: 'active', page_size: 100 }),
+    venuesApi.list({ page_size: 100, merchant_id }),
+    subUsersApi.list({ role: 'partner', status: 'active', page_size: 100, merchant_id }),
   ]);
+
+/** The rules list's toolbar: the admin's merchant picker, and the add button (the admin's once it has chosen). */
+export function RulesToolbar(props: {
+  isAdmin: boolean;
+  merchantId: number | undefined;
+  canAdd: boolean;
+  onMerchant: (id: number | undefined) => void;
+  onAdd: () => void;
+}) {
+  return (
+    <div className="flex flex-col gap-2">
+      <div className="flex items-center gap-2">
+        {props.isAdmin && (
+          <div className="min-w-0 flex-1">
+            <AdminMerchantFilter value={props.merchantId} onChange={props.onMerchant} />
+          </div>
+        )}
+        <button
+          type="button"
+          className="btn btn-primary btn-sm ml-auto"
+          disabled={!props.canAdd}
+          onClick={props.onAdd}
+        >
+          新增规则
+        </button>
+      </div>
+      {props.isAdmin && props.merchantId === undefined && (
+        <p className="text-xs text-base-content/60">
+          新增规则前，请先选择商户（规则使用该商户的场地和合伙人）。
+        </p>
+      )}
+    </div>
+  );
+}
 
 /** Add a rule (venue, partner, ratio in %) or change a rule's ratio. */
 export function ShareRuleForm({
   rule,
+  merchantId,
   onDone,
 }: {
   rule: ShareRule | null;
+  /** The admin's chosen merchant: a new rule's venues and partners are its own. */
+  merchantId?: number;
   onDone: (saved: boolean) => void;
 }) {
-  const options = useRequest(loadOptions);
+  const options = useRequest(loadOptions, merchantId);
   const form = useForm({
     schema: rule ? ShareRuleUpdateSchema : ShareRuleInputSchema,
     values: rule

@@ -8,6 +8,7 @@ import {
 } from '../../domain/sub-users.schema';
 import { subUsersApi } from '../../http/people-api';
 import { FormField } from '../../ui/form-field';
+import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffForm, TextField } from '../shared/form-parts';
 
 /** Editing: an empty password keeps the current one. */
@@ -15,13 +16,26 @@ const EditSchema = SubUserUpdateSchema.extend({
   password: z.union([z.literal(''), SubUserUpdateSchema.shape.password.unwrap()]),
 });
 
-/** Add a partner or employee with an initial password, or edit name, phone and reset the password. */
-export function SubUserForm({ user, onDone }: { user: SubUser | null; onDone: (saved: boolean) => void }) {
+/**
+ * Add a partner or employee with an initial password, or edit name, phone and reset the password. The admin
+ * (`pickMerchant`) chooses the merchant a new account belongs to, `merchantId` (the list's filter) chosen first.
+ */
+export function SubUserForm({
+  user,
+  pickMerchant = false,
+  merchantId,
+  onDone,
+}: {
+  user: SubUser | null;
+  pickMerchant?: boolean;
+  merchantId?: number;
+  onDone: (saved: boolean) => void;
+}) {
   const form = useForm({
     schema: user ? EditSchema : SubUserInputSchema,
     values: user
       ? { name: user.name, phone: user.phone, password: '' }
-      : { username: '', name: '', phone: '', role: 'employee', password: '' },
+      : { username: '', name: '', phone: '', role: 'employee', password: '', merchant_id: merchantId },
     submit: (v) => {
       if (!user) return subUsersApi.create(SubUserInputSchema.parse(v));
       const { password, ...rest } = EditSchema.parse(v);
@@ -30,6 +44,19 @@ export function SubUserForm({ user, onDone }: { user: SubUser | null; onDone: (s
   });
   return (
     <StaffForm form={form} onDone={onDone}>
+      {!user && pickMerchant && (
+        <FormField label="所属商户" error={form.view.errors.merchant_id}>
+          {(id) => (
+            <AdminMerchantFilter
+              id={id}
+              emptyLabel="请选择商户"
+              value={form.view.values.merchant_id as number | undefined}
+              onChange={(v) => form.change('merchant_id', v)}
+            />
+          )}
+        </FormField>
+      )}
+      {user && pickMerchant && <p className="text-sm text-base-content/60">所属商户：{user.merchant_name}</p>}
       {!user && (
         <TextField form={form} name="username" label="登录用户名" placeholder="字母、数字，至少 3 位" />
       )}

@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
+import { loadMe } from '../../app/staff-features';
 import { useRequest } from '../../app/use-request';
 import { SUB_USER_ROLES, type SubUser, type SubUserRole } from '../../domain/sub-users.schema';
 import { toOutcome } from '../../http/outcome';
@@ -7,6 +8,7 @@ import { subUsersApi } from '../../http/people-api';
 import { ConfirmDialog, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
+import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffPage } from '../shared/staff-page';
 import { SubUserForm } from './sub-user-form';
 
@@ -14,7 +16,14 @@ const PAGE_SIZE = 20;
 
 /** `/sub-users/sub-users`: partners and employees; add and edit in a sheet, disable with a confirmation. */
 export default function SubUsersScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState({ q: '', role: '' as SubUserRole | '', page: 1 });
+  const [filter, setFilter] = useState({
+    q: '',
+    role: '' as SubUserRole | '',
+    merchant_id: undefined as number | undefined,
+    page: 1,
+  });
+  const me = useRequest(loadMe);
+  const isAdmin = me.data?.user.level === 1;
   const list = useRequest(subUsersApi.list, {
     ...filter,
     page_size: PAGE_SIZE,
@@ -73,6 +82,17 @@ export default function SubUsersScreen({ route }: ScreenProps) {
       </button>
     </div>
   );
+  const filters = isAdmin ? (
+    <div className="flex flex-col gap-2">
+      {toolbar}
+      <AdminMerchantFilter
+        value={filter.merchant_id}
+        onChange={(merchant_id) => setFilter({ ...filter, merchant_id, page: 1 })}
+      />
+    </div>
+  ) : (
+    toolbar
+  );
   return (
     <StaffPage route={route} description="为合伙人和员工开设子账号：设置初始密码、修改资料、重置密码或停用。">
       <ResourceList
@@ -85,7 +105,7 @@ export default function SubUsersScreen({ route }: ScreenProps) {
         onRetry={list.canRetry ? list.retry : undefined}
         onPage={(page) => setFilter({ ...filter, page })}
         keyOf={(u) => u.id}
-        toolbar={toolbar}
+        toolbar={filters}
         emptyTitle="暂无子账号"
         emptyDescription="点击“新增”添加合伙人或员工。"
         renderItem={(u) => (
@@ -98,6 +118,7 @@ export default function SubUsersScreen({ route }: ScreenProps) {
               <p className="text-xs text-base-content/60">
                 {SUB_USER_ROLES[u.role]} · {u.username}
                 {u.phone && ` · ${u.phone}`}
+                {isAdmin && ` · ${u.merchant_name}`}
               </p>
             </button>
             <button
@@ -115,7 +136,14 @@ export default function SubUsersScreen({ route }: ScreenProps) {
         title={editing === 'new' ? '新增子账号' : '编辑子账号'}
         onClose={() => setEditing(null)}
       >
-        {editing !== null && <SubUserForm user={editing === 'new' ? null : editing} onDone={onFormDone} />}
+        {editing !== null && (
+          <SubUserForm
+            user={editing === 'new' ? null : editing}
+            pickMerchant={isAdmin}
+            merchantId={filter.merchant_id}
+            onDone={onFormDone}
+          />
+        )}
       </Sheet>
       <ConfirmDialog
         open={pending !== null}
