@@ -2,7 +2,8 @@
  * Vite plugin: writes the pay page's early script into index.html, right after `#root`. On `/user/pay` with its
  * two ids it (1) preloads the pay route's chunks, (2) starts the page's four GETs with the headers the HTTP client
  * would send, leaving them for the client (`src/http/preload.ts`), and (3) paints the static frame
- * (`src/ui/user/pay-shell.ts`), all before the bundle has loaded. Elsewhere it does nothing. The production CSP
+ * (`src/ui/user/pay-shell.ts`) unless the page came with it (`dist/pay.html`, scripts/pay-html.vite-plugin.ts), all
+ * before the bundle has loaded. Elsewhere it does nothing. The production CSP
  * admits it by hash (`server/lib/static.ts`).
  */
 import type { Plugin, Rollup } from 'vite';
@@ -42,7 +43,7 @@ if(ok){h['X-UserLevel']=String(u&&typeof u.level==='number'?u.level:1);if(u&&u.m
 var p={};function g(s){var x=fetch('/backend'+s,{headers:h,credentials:'same-origin'});x['catch'](function(){});p['/backend'+s]=x}
 g('/api/devices/'+d);g('/api/venues/'+v);g('/api/venue-service-prices?venue_id='+v);g('/user/profile');
 window.${PRELOAD_GLOBAL}=p;
-var root=document.getElementById('root');if(root)root.innerHTML=${JSON.stringify(PAY_SHELL_HTML)}})();`;
+var root=document.getElementById('root');if(root&&!root.firstChild)root.innerHTML=${JSON.stringify(PAY_SHELL_HTML)}})();`;
 }
 
 export function payShell(): Plugin {

@@ -75,8 +75,11 @@ export async function serveClient(c: Context, distDir = DIST_DIR): Promise<Respo
   }
   // A missing hashed asset is a real 404 (an old page asking for a file of a previous build), not the app shell.
   if (reqPath.startsWith('/assets/') || (path.extname(reqPath) !== '' && !isIndex)) return undefined;
-  const indexFile = path.join(distDir, 'index.html');
-  const index = await readFileIfAny(indexFile);
+  // `/user/pay` gets its own page with the frame and its CSS inlined (scripts/pay-html.vite-plugin.ts).
+  const payFile = reqPath === '/user/pay' ? path.join(distDir, 'pay.html') : undefined;
+  const pay = payFile ? await readFileIfAny(payFile) : undefined;
+  const indexFile = pay ? payFile! : path.join(distDir, 'index.html');
+  const index = pay ?? (await readFileIfAny(indexFile));
   if (!index) return undefined;
   return sendFile(c, indexFile, index, {
     'Content-Type': 'text/html; charset=utf-8',
@@ -84,30 +87,37 @@ export async function serveClient(c: Context, distDir = DIST_DIR): Promise<Respo
   });
 }
 
-let hashCache: { file: string; mtimeMs: number; hashes: string[] } | undefined;
+let hashCache: { key: string; hashes: string[] } | undefined;
 
 /**
- * CSP sources (`'sha256-…'`) for the inline scripts of the built index.html (the old-browser notice must run before
- * the bundle), so the production CSP can stay `script-src 'self'` without 'unsafe-inline'. Cached per build.
+ * CSP sources (`'sha256-…'`) for the inline scripts of the built index.html and pay.html (the old-browser notice
+ * must run before the bundle), so the production CSP can stay `script-src 'self'` without 'unsafe-inline'. Cached
+ * per build.
  */
 export function inlineScriptHashes(distDir = DIST_DIR): string[] {
-  const file = path.join(distDir, 'index.html');
-  let mtimeMs: number;
-  try {
-    mtimeMs = statSync(file).mtimeMs;
-  } catch {
-    return [];
-  }
-  if (hashCache?.file === file && hashCache.mtimeMs === mtimeMs) return hashCache.hashes;
-  const html = readFileSync(file, 'utf8');
-  const hashes: string[] = [];
-  for (const m of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
-    hashes.push(
-      `'sha256-${createHash('sha256')
-        .update(m[1] ?? '', 'utf8')
-        .digest('base64')}'`,
-    );
-  }
-  hashCache = { file, mtimeMs, hashes };
-  return hashes;
+  const files = ['index.html', 'pay.html'].map((f) => path.join(distDir, f));
+  const stamps = files.map((f) => {
+    try {
+      return statSync(f).mtimeMs;
+    } catch {
+      return undefined;
+    }
+  });
+  if (stamps[0] === undefined) return [];
+  const key = files.map((f, i) => `${f}@${stamps[i]}`).join('|');
+  if (hashCache?.key === key) return hashCache.hashes;
+  const hashes = new Set<string>();
+  files.forEach((file, i) => {
+    if (stamps[i] === undefined) return;
+    const html = readFileSync(file, 'utf8');
+    for (const m of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+      hashes.add(
+        `'sha256-${createHash('sha256')
+          .update(m[1] ?? '', 'utf8')
+          .digest('base64')}'`,
+      );
+    }
+  });
+  hashCache = { key, hashes: [...hashes] };
+  return hashCache.hashes;
 }

@@ -5,7 +5,7 @@ import { UserPage } from '../../ui/user/user-page';
 import { formatFen } from '../../domain/money';
 import * as sel from '../../machines/pay.selectors';
 import { ConfirmDialog, Money, PageHeader } from '../../ui';
-import { PAY_SHELL_BODY } from '../../ui/user/pay-shell';
+import { PAY_NOTICE, PAY_NOTICE_CLASS, PAY_SHELL_BODY } from '../../ui/user/pay-shell';
 import { ActionPanel } from '../../ui/user/action-panel';
 import { DeviceCard } from '../../ui/user/device-card';
 import { PriceCards } from '../../ui/user/price-cards';
@@ -151,6 +151,9 @@ export default function PayScreen({ route }: ScreenProps) {
             </button>
           </section>
         )}
+        <p className={PAY_NOTICE_CLASS} data-testid="pay-notice">
+          {PAY_NOTICE}
+        </p>
       </main>
       <ConfirmDialog
         open={view === 'confirming'}

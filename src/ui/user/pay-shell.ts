@@ -10,6 +10,14 @@ const line = (cls: string) => `<div class="skeleton ${cls}"></div>`;
 const slot = (tag: string, textCls: string, skeletonCls: string) =>
   `<${tag} class="${textCls}">${line(skeletonCls)}</${tag}>`;
 
+/**
+ * What paying does, under the buttons: true of every device (a start that fails is refunded in full, an early stop
+ * refunds the unused minutes pro rata). Static text, so it is painted with the frame, before any data: it is the
+ * page's largest text and so its Largest Contentful Paint (docs/performance.md).
+ */
+export const PAY_NOTICE = '付款后设备随即启动。设备未能启动时全额退款；提前结束时，未使用的时长按比例退款。';
+export const PAY_NOTICE_CLASS = 'px-1 text-sm leading-6 text-base-content/60';
+
 /** The page body below the header. */
 export const PAY_SHELL_BODY =
   '<main class="space-y-4 px-4 pt-4 pb-10" aria-busy="true">' +
@@ -35,7 +43,9 @@ export const PAY_SHELL_BODY =
   '<section class="space-y-2">' +
   '<button type="button" class="btn btn-primary btn-block" disabled>余额支付</button>' +
   '<button type="button" class="btn btn-success btn-block" disabled>微信支付</button>' +
-  '</section></main>';
+  '</section>' +
+  `<p class="${PAY_NOTICE_CLASS}" data-testid="pay-notice">${PAY_NOTICE}</p>` +
+  '</main>';
 
 /** The whole page as index.html paints it: the end-user frame, the header, the body. */
 export const PAY_SHELL_HTML =
