@@ -20,6 +20,15 @@ export type MemberListQuery = Omit<z.input<typeof MemberListQuerySchema>, 'merch
 
 export const MemberDetailQuerySchema = z.object({ merchant_id: QueryIdSchema.optional() });
 
+/** `GET /backend/merchant/members/:id/entries | orders | sessions?page=&page_size=&merchant_id=` (newest first). */
+export const MemberHistoryQuerySchema = PageQuerySchema.extend({ merchant_id: QueryIdSchema.optional() });
+/** As the client builds it: the merchant is a number there. */
+export type MemberHistoryQuery = Omit<z.input<typeof MemberHistoryQuerySchema>, 'merchant_id'> & {
+  merchant_id?: number;
+};
+export const MEMBER_HISTORIES = ['entries', 'orders', 'sessions'] as const;
+export type MemberHistory = (typeof MEMBER_HISTORIES)[number];
+
 export const BonusCreditSchema = z.object({
   amount_fen: z
     .number('请输入金额')
@@ -40,7 +49,10 @@ export interface MerchantMember {
   merchant_id: number;
   merchant_name: string;
   balance_fen: number;
+  /** The member's own money here: online and cash principal together. */
   principal_fen: number;
+  /** Of which paid in cash at the counter. */
+  cash_principal_fen: number;
   bonus_fen: number;
   /** Last order at this merchant (any status), or when the wallet was opened. */
   last_visit_at: string | null;
@@ -84,6 +96,7 @@ export interface MemberSession {
   refund_fen: number;
 }
 
+/** The member's page: the latest 50 of each list (each pages on its own `/entries`, `/orders`, `/sessions`). */
 export interface MemberDetail {
   member: MerchantMember;
   entries: MemberWalletEntry[];

@@ -8,7 +8,11 @@ import type {
   BonusCredit,
   BonusCreditResult,
   MemberDetail,
+  MemberHistoryQuery,
   MemberListQuery,
+  MemberOrder,
+  MemberSession,
+  MemberWalletEntry,
   MerchantMember,
 } from '../domain/members.schema';
 import type {
@@ -44,6 +48,12 @@ export const membersApi = {
   list: (q: MemberListQuery = {}) => http.get<Page<MerchantMember>>(`/merchant/members${queryString(q)}`),
   get: (id: number, merchantId?: number) =>
     http.get<MemberDetail>(`/merchant/members/${id}${queryString({ merchant_id: merchantId })}`),
+  entries: (id: number, q: MemberHistoryQuery) =>
+    http.get<Page<MemberWalletEntry>>(`/merchant/members/${id}/entries${queryString(q)}`),
+  orders: (id: number, q: MemberHistoryQuery) =>
+    http.get<Page<MemberOrder>>(`/merchant/members/${id}/orders${queryString(q)}`),
+  sessions: (id: number, q: MemberHistoryQuery) =>
+    http.get<Page<MemberSession>>(`/merchant/members/${id}/sessions${queryString(q)}`),
   /** `key` is the Idempotency-Key: the same key for a retry of the same credit. */
   bonus: (id: number, body: BonusCredit, key: string) =>
     http.post<BonusCreditResult>(`/merchant/members/${id}/bonus`, body, {

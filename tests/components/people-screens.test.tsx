@@ -2,7 +2,8 @@
 import './user-dom';
 /**
  * `/sub-users/sub-users` and `/merchant/feedback` as the merchant, against the real server in process: an
- * employee added in the sheet can sign in; the inbox shows a member's feedback and sends the reply.
+ * employee added in the sheet can sign in; the inbox shows a member's feedback and sends the reply; a member's page
+ * pages its histories.
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { eq } from 'drizzle-orm';
@@ -14,6 +15,7 @@ import MembersScreen from '../../src/screens/merchant/members';
 import ProfitSharingScreen from '../../src/screens/sub-users/profit-sharing';
 import SubUsersScreen from '../../src/screens/sub-users/sub-users';
 import { createMember, fundMember } from '../server/devices-fixtures';
+import { bonusCredit } from '../server/withdrawals/wallet-fixtures';
 import { startStaffHarness, type StaffHarness } from './staff-harness';
 
 let h: StaffHarness;
@@ -93,5 +95,26 @@ describe('people screens', () => {
       const rows = await h.t.deps.db.select().from(bonus_credits);
       expect(rows.map((r) => [r.amount_fen, r.note])).toEqual([[500, '设备故障补偿']]);
     });
+  });
+
+  it("members: a member's page pages its wallet entries and switches to orders and sessions", async () => {
+    cleanup();
+    const id = await createMember(h.t.deps.db);
+    await h.t.deps.db.update(members).set({ nickname: '翻页会员' }).where(eq(members.id, id));
+    await fundMember(h.t.deps.db, id, 1, 1000);
+    for (let i = 0; i < 11; i++) await bonusCredit(h.t.deps.db, id, 1, 100 + i);
+    render(<MembersScreen route={routeOf('merchant-members')} params={{}} />);
+    fireEvent.change(await screen.findByLabelText('搜索会员'), { target: { value: '翻页会员' } });
+    await waitFor(() => expect(screen.getAllByTestId('member-row')).toHaveLength(1));
+    fireEvent.click(screen.getByTestId('member-row'));
+    await waitFor(() => expect(screen.getAllByTestId('member-history-row')).toHaveLength(10));
+    expect(screen.getByText('第 1 / 2 页，共 12 条')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: '下一页' }));
+    await waitFor(() => expect(screen.getAllByTestId('member-history-row')).toHaveLength(2));
+    fireEvent.click(screen.getByRole('tab', { name: '订单' }));
+    await waitFor(() => expect(screen.getAllByTestId('member-history-row')).toHaveLength(1));
+    expect(screen.getByTestId('member-history-row').textContent).toContain('充值');
+    fireEvent.click(screen.getByRole('tab', { name: '使用记录' }));
+    await screen.findByText('暂无使用记录');
   });
 });

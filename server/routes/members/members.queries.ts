@@ -46,7 +46,9 @@ function searchSql(q: string | undefined): SQL {
 }
 
 function toMember(r: Row): MerchantMember {
-  const principal = num(r.principal_fen);
+  // A member's own money: online principal and cash principal (kept apart in the wallet, docs/decisions.md D18).
+  const cash = num(r.cash_principal_fen);
+  const principal = num(r.principal_fen) + cash;
   const bonus = num(r.bonus_fen);
   return {
     id: num(r.id),
@@ -56,6 +58,7 @@ function toMember(r: Row): MerchantMember {
     merchant_name: String(r.merchant_name ?? ''),
     balance_fen: principal + bonus,
     principal_fen: principal,
+    cash_principal_fen: cash,
     bonus_fen: bonus,
     last_visit_at: iso(r.last_visit_at),
     orders: num(r.orders),
@@ -82,6 +85,7 @@ export async function listMembers(db: Db | Tx, f: MemberFilter): Promise<[Mercha
       db,
       sql`select m.id, m.nickname, m.avatar_url, p.merchant_id, mc.name as merchant_name,
                  coalesce(w.principal_fen, 0) as principal_fen, coalesce(w.bonus_fen, 0) as bonus_fen,
+                 coalesce(w.cash_principal_fen, 0) as cash_principal_fen,
                  coalesce(a.last_at, w.created_at) as last_visit_at, coalesce(a.n, 0) as orders,
                  coalesce(a.consume, 0) as consume_total_fen, coalesce(a.recharge, 0) as recharge_total_fen
           ${base}
@@ -93,20 +97,41 @@ export async function listMembers(db: Db | Tx, f: MemberFilter): Promise<[Mercha
   return [page.map(toMember), num(total[0]?.n)];
 }
 
-const RECENT = 50;
+/** One page of a member's history: `limit` rows from `offset`, newest first. */
+export interface Paging {
+  limit: number;
+  offset: number;
+}
+/** What the member's page shows without paging: the latest 50 of each. */
+export const RECENT: Paging = { limit: 50, offset: 0 };
 
-export async function memberEntries(db: Db | Tx, memberId: number, merchantId: number) {
-  const r = await rows(
+/** The page's rows and the count of all (`from ... where ...` given once). */
+async function paged(db: Db | Tx, select: SQL, from: SQL, order: SQL, p: Paging): Promise<[Row[], number]> {
+  const [page, total] = await Promise.all([
+    rows(db, sql`${select} ${from} ${order} limit ${p.limit} offset ${p.offset}`),
+    rows(db, sql`select count(*) as n ${from}`),
+  ]);
+  return [page, num(total[0]?.n)];
+}
+
+export async function memberEntries(
+  db: Db | Tx,
+  memberId: number,
+  merchantId: number,
+  p: Paging = RECENT,
+): Promise<[MemberWalletEntry[], number]> {
+  const [r, total] = await paged(
     db,
-    sql`select e.id, t.kind, t.memo, e.bucket, e.amount_fen, o.order_no, e.created_at
-          from ledger_entries e
+    sql`select e.id, t.kind, t.memo, e.bucket, e.amount_fen, o.order_no, e.created_at`,
+    sql`from ledger_entries e
           join wallets w on w.id = e.wallet_id
           join ledger_transactions t on t.id = e.transaction_id
           left join orders o on o.id = t.order_id
-         where w.kind = 'member' and w.member_id = ${memberId} and w.merchant_id = ${merchantId}
-         order by e.id desc limit ${RECENT}`,
+         where w.kind = 'member' and w.member_id = ${memberId} and w.merchant_id = ${merchantId}`,
+    sql`order by e.id desc`,
+    p,
   );
-  return r.map((x): MemberWalletEntry => ({
+  const items = r.map((x): MemberWalletEntry => ({
     id: num(x.id),
     kind: String(x.kind),
     memo: String(x.memo ?? ''),
@@ -115,18 +140,25 @@ export async function memberEntries(db: Db | Tx, memberId: number, merchantId: n
     order_no: (x.order_no as string | null) ?? null,
     created_at: iso(x.created_at)!,
   }));
+  return [items, total];
 }
 
-export async function memberOrders(db: Db | Tx, memberId: number, merchantId: number) {
-  const r = await rows(
+export async function memberOrders(
+  db: Db | Tx,
+  memberId: number,
+  merchantId: number,
+  p: Paging = RECENT,
+): Promise<[MemberOrder[], number]> {
+  const [r, total] = await paged(
     db,
     sql`select o.order_no, o.kind, o.method, o.status, o.amount_fen, o.bonus_fen, o.refunded_fen,
-               d.name as device_name, o.created_at
-          from orders o left join devices d on d.id = o.device_id
-         where o.member_id = ${memberId} and o.merchant_id = ${merchantId}
-         order by o.created_at desc, o.id desc limit ${RECENT}`,
+               d.name as device_name, o.created_at`,
+    sql`from orders o left join devices d on d.id = o.device_id
+         where o.member_id = ${memberId} and o.merchant_id = ${merchantId}`,
+    sql`order by o.created_at desc, o.id desc`,
+    p,
   );
-  return r.map((x): MemberOrder => ({
+  const items = r.map((x): MemberOrder => ({
     order_no: String(x.order_no),
     kind: x.kind as MemberOrder['kind'],
     method: x.method as MemberOrder['method'],
@@ -137,19 +169,26 @@ export async function memberOrders(db: Db | Tx, memberId: number, merchantId: nu
     device_name: (x.device_name as string | null) ?? null,
     created_at: iso(x.created_at)!,
   }));
+  return [items, total];
 }
 
-export async function memberSessions(db: Db | Tx, memberId: number, merchantId: number) {
-  const r = await rows(
+export async function memberSessions(
+  db: Db | Tx,
+  memberId: number,
+  merchantId: number,
+  p: Paging = RECENT,
+): Promise<[MemberSession[], number]> {
+  const [r, total] = await paged(
     db,
-    sql`select s.id, o.order_no, d.name as device_name, s.minutes, s.status, s.started_at, s.ended_at, s.refund_fen
-          from device_sessions s
+    sql`select s.id, o.order_no, d.name as device_name, s.minutes, s.status, s.started_at, s.ended_at, s.refund_fen`,
+    sql`from device_sessions s
           join orders o on o.id = s.order_id
           join devices d on d.id = s.device_id
-         where s.member_id = ${memberId} and o.merchant_id = ${merchantId}
-         order by s.id desc limit ${RECENT}`,
+         where s.member_id = ${memberId} and o.merchant_id = ${merchantId}`,
+    sql`order by s.id desc`,
+    p,
   );
-  return r.map((x): MemberSession => ({
+  const items = r.map((x): MemberSession => ({
     id: num(x.id),
     order_no: String(x.order_no),
     device_name: String(x.device_name),
@@ -159,4 +198,5 @@ export async function memberSessions(db: Db | Tx, memberId: number, merchantId: 
     ended_at: iso(x.ended_at),
     refund_fen: num(x.refund_fen),
   }));
+  return [items, total];
 }

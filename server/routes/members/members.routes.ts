@@ -1,6 +1,7 @@
 /**
  * `/backend/merchant/members`: members with a wallet or an order at the merchant (the admin: every merchant's,
- * with a merchant filter), searchable by nickname or number; a member's page (wallet entries, orders, sessions);
+ * with a merchant filter), searchable by nickname or number; a member's page (wallet entries, orders, sessions,
+ * and each of them paged on its own);
  * and a bonus credit (compensation) with a required note: one ledger transaction from the external promotion
  * wallet to the member's bonus, a `bonus_credits` row keyed by `Idempotency-Key` and an audit row, all in one
  * transaction (docs/decisions.md D17).
@@ -9,7 +10,9 @@ import { and, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import {
   BonusCreditSchema,
+  MEMBER_HISTORIES,
   MemberDetailQuerySchema,
+  MemberHistoryQuerySchema,
   MemberListQuerySchema,
   type BonusCreditResult,
   type MemberDetail,
@@ -22,9 +25,11 @@ import { HttpError, notFound, validationFailed } from '../../lib/errors';
 import { offsetOf, pageOf } from '../../lib/list';
 import { parseJson, parseParam, parseQuery, validate } from '../../lib/validate';
 import { writeAudit } from '../../services/audit';
-import { externalWallet, memberWallet, postTransaction } from '../../services/ledger';
+import { externalWallet, memberWallet, postTransaction, spendable } from '../../services/ledger';
 import { IdempotencyKeySchema, isUniqueViolation } from '../../services/orders/idempotency';
 import { listMembers, memberEntries, memberOrders, memberSessions } from './members.queries';
+
+const HISTORY = { entries: memberEntries, orders: memberOrders, sessions: memberSessions };
 
 /** The merchant a member call is about: the staff's own, or for the admin the one it names (required). */
 async function merchantOf(db: Db | Tx, staff: StaffAuth, named: number | undefined): Promise<number> {
@@ -45,7 +50,7 @@ async function memberAt(db: Db | Tx, memberId: number, merchantId: number) {
 
 function toCredit(
   row: typeof bonus_credits.$inferSelect,
-  wallet: { principal_fen: number; bonus_fen: number },
+  wallet: { principal_fen: number; cash_principal_fen: number; bonus_fen: number },
 ): BonusCreditResult {
   return {
     id: row.id,
@@ -54,7 +59,7 @@ function toCredit(
     amount_fen: row.amount_fen,
     note: row.note,
     created_at: row.created_at.toISOString(),
-    balance_fen: wallet.principal_fen + wallet.bonus_fen,
+    balance_fen: spendable(wallet),
     bonus_fen: wallet.bonus_fen,
   };
 }
@@ -81,7 +86,7 @@ export function membersRoutes() {
     const q = parseQuery(c, MemberDetailQuerySchema);
     const merchantId = await merchantOf(db, staffOf(c), q.merchant_id);
     const member = await memberAt(db, id, merchantId);
-    const [entries, orders, sessions] = await Promise.all([
+    const [[entries], [orders], [sessions]] = await Promise.all([
       memberEntries(db, id, merchantId),
       memberOrders(db, id, merchantId),
       memberSessions(db, id, merchantId),
@@ -89,6 +94,22 @@ export function membersRoutes() {
     const body: MemberDetail = { member, entries, orders, sessions };
     return c.json(body);
   });
+
+  // The member's wallet entries, orders and sessions at the merchant, each paged.
+  for (const list of MEMBER_HISTORIES) {
+    r.get(`/:id/${list}`, async (c) => {
+      const { db } = c.var.deps;
+      const id = parseParam(c, 'id');
+      const q = parseQuery(c, MemberHistoryQuerySchema);
+      const merchantId = await merchantOf(db, staffOf(c), q.merchant_id);
+      await memberAt(db, id, merchantId);
+      const [items, total] = await HISTORY[list](db, id, merchantId, {
+        limit: q.page_size,
+        offset: offsetOf(q),
+      });
+      return c.json(pageOf<unknown>(items, total, q));
+    });
+  }
 
   r.post('/:id/bonus', async (c) => {
     const staff = staffOf(c);

@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
+import { loadMe } from '../../app/staff-features';
 import { useRequest } from '../../app/use-request';
 import type { MerchantMember } from '../../domain/members.schema';
 import { membersApi } from '../../http/people-api';
@@ -7,14 +8,20 @@ import { Money, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { shortTime } from '../../ui/user/format';
+import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffPage } from '../shared/staff-page';
 import { MemberDetail } from './member-detail';
 
 const PAGE_SIZE = 20;
 
-/** `/merchant/members`: members with a wallet or an order here; a member's page and bonus credit in a sheet. */
+/**
+ * `/merchant/members`: members with a wallet or an order here, paged and searchable (the admin: every merchant's,
+ * with a merchant filter); a member's page (paged histories) and bonus credit in a sheet.
+ */
 export default function MembersScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState({ q: '', page: 1 });
+  const [filter, setFilter] = useState({ q: '', merchant_id: undefined as number | undefined, page: 1 });
+  const me = useRequest(loadMe);
+  const isAdmin = me.data?.user.level === 1;
   const list = useRequest(membersApi.list, { ...filter, page_size: PAGE_SIZE });
   const [open, setOpen] = useState<MerchantMember | null>(null);
   const [toast, setToast] = useState<string | null>(null);
@@ -44,14 +51,22 @@ export default function MembersScreen({ route }: ScreenProps) {
         onPage={(page) => setFilter({ ...filter, page })}
         keyOf={(m) => `${m.id}-${m.merchant_id}`}
         toolbar={
-          <input
-            type="search"
-            className="input w-full"
-            placeholder="搜索昵称或会员编号"
-            aria-label="搜索会员"
-            value={filter.q}
-            onChange={(e) => setFilter({ q: e.target.value, page: 1 })}
-          />
+          <>
+            <input
+              type="search"
+              className="input w-full"
+              placeholder="搜索昵称或会员编号"
+              aria-label="搜索会员"
+              value={filter.q}
+              onChange={(e) => setFilter({ ...filter, q: e.target.value, page: 1 })}
+            />
+            {isAdmin && (
+              <AdminMerchantFilter
+                value={filter.merchant_id}
+                onChange={(merchant_id) => setFilter({ ...filter, merchant_id, page: 1 })}
+              />
+            )}
+          </>
         }
         emptyTitle="暂无会员"
         emptyDescription="会员在本商户充值或使用设备后会出现在这里。"
@@ -69,6 +84,7 @@ export default function MembersScreen({ route }: ScreenProps) {
             <p className="text-xs text-base-content/60">
               {m.orders} 笔订单 · 消费 <Money fen={m.consume_total_fen} />
               {m.last_visit_at && ` · 最近 ${shortTime(m.last_visit_at)}`}
+              {isAdmin && ` · ${m.merchant_name}`}
             </p>
           </button>
         )}

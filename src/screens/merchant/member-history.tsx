@@ -1,0 +1,135 @@
+import { useState, type ReactNode } from 'react';
+import { useRequest } from '../../app/use-request';
+import type { Page } from '../../domain/api';
+import {
+  KIND_LABELS,
+  type MemberHistory as HistoryKind,
+  type MemberOrder,
+  type MemberSession,
+  type MemberWalletEntry,
+  type MerchantMember,
+} from '../../domain/members.schema';
+import { formatFen } from '../../domain/money';
+import { METHOD_LABELS } from '../../domain/reports.schema';
+import { membersApi } from '../../http/people-api';
+import { Money } from '../../ui';
+import { ResourceList } from '../../ui/resource-list';
+import { ORDER_STATUS_LABELS, shortTime } from '../../ui/user/format';
+
+const PAGE_SIZE = 10;
+
+const TABS: Record<HistoryKind, string> = { entries: '钱包流水', orders: '订单', sessions: '使用记录' };
+const SESSION_STATUS: Record<string, string> = {
+  starting: '启动中',
+  running: '使用中',
+  ended: '已结束',
+  stopped: '提前结束',
+  failed: '启动失败',
+};
+
+/** One of the member's histories, paged on the server. */
+function HistoryList<T>(props: {
+  load: (page: number) => Promise<Page<T>>;
+  keyOf: (item: T) => string | number;
+  render: (item: T) => ReactNode;
+  empty: string;
+}) {
+  const [page, setPage] = useState(1);
+  const list = useRequest(props.load, page);
+  return (
+    <ResourceList
+      items={list.data?.items}
+      total={list.data?.total ?? 0}
+      page={page}
+      pageSize={PAGE_SIZE}
+      loading={list.loading}
+      error={list.error}
+      onRetry={list.canRetry ? list.retry : undefined}
+      onPage={setPage}
+      keyOf={props.keyOf}
+      emptyTitle={props.empty}
+      renderItem={props.render}
+    />
+  );
+}
+
+function Row({ title, sub, fen }: { title: ReactNode; sub: ReactNode; fen?: number }) {
+  return (
+    <div className="flex items-center gap-3 px-3 py-2 text-sm" data-testid="member-history-row">
+      <div className="min-w-0 flex-1">
+        <p className="truncate">{title}</p>
+        <p className="truncate text-xs text-base-content/60">{sub}</p>
+      </div>
+      {fen !== undefined && <Money fen={fen} />}
+    </div>
+  );
+}
+
+const entryRow = (e: MemberWalletEntry) => (
+  <Row
+    title={`${KIND_LABELS[e.kind] ?? e.kind}${e.bucket === 'bonus' ? '（赠送）' : ''}`}
+    sub={`${shortTime(e.created_at)} · ${e.order_no ?? e.memo}`}
+    fen={e.amount_fen}
+  />
+);
+const orderRow = (o: MemberOrder) => (
+  <Row
+    title={`${o.kind === 'recharge' ? '充值' : (o.device_name ?? '消费')} · ${METHOD_LABELS[o.method]} · ${ORDER_STATUS_LABELS[o.status] ?? o.status}`}
+    sub={`${shortTime(o.created_at)} · ${o.order_no}${o.refunded_fen > 0 ? ` · 已退 ${formatFen(o.refunded_fen)}` : ''}`}
+    fen={o.amount_fen}
+  />
+);
+const sessionRow = (s: MemberSession) => (
+  <Row
+    title={`${s.device_name} · ${s.minutes} 分钟 · ${SESSION_STATUS[s.status] ?? s.status}`}
+    sub={`${s.started_at ? shortTime(s.started_at) : '未开始'} · ${s.order_no}`}
+  />
+);
+
+/** A member's wallet entries, orders and sessions at one merchant, in tabs, each list paged. */
+export function MemberHistory({ member }: { member: MerchantMember }) {
+  const [tab, setTab] = useState<HistoryKind>('entries');
+  const q = (page: number) => ({ page, page_size: PAGE_SIZE, merchant_id: member.merchant_id });
+  return (
+    <div className="-mx-4">
+      <div role="tablist" className="tabs tabs-border mx-4">
+        {(Object.keys(TABS) as HistoryKind[]).map((k) => (
+          <button
+            key={k}
+            type="button"
+            role="tab"
+            aria-selected={tab === k}
+            className={`tab ${tab === k ? 'tab-active' : ''}`}
+            onClick={() => setTab(k)}
+          >
+            {TABS[k]}
+          </button>
+        ))}
+      </div>
+      {tab === 'entries' && (
+        <HistoryList
+          load={(page) => membersApi.entries(member.id, q(page))}
+          keyOf={(e) => e.id}
+          render={entryRow}
+          empty="暂无钱包流水"
+        />
+      )}
+      {tab === 'orders' && (
+        <HistoryList
+          load={(page) => membersApi.orders(member.id, q(page))}
+          keyOf={(o) => o.order_no}
+          render={orderRow}
+          empty="暂无订单"
+        />
+      )}
+      {tab === 'sessions' && (
+        <HistoryList
+          load={(page) => membersApi.sessions(member.id, q(page))}
+          keyOf={(s) => s.id}
+          render={sessionRow}
+          empty="暂无使用记录"
+        />
+      )}
+    </div>
+  );
+}
