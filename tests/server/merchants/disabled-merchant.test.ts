@@ -161,7 +161,8 @@ describe('a disabled merchant', () => {
       .update(device_sessions)
       .set({ ends_at: new Date(Date.now() - 1000) })
       .where(eq(device_sessions.order_id, endOrder!.id));
-    expect((await w.devices.tick()).ended).toBe(1);
+    // The world's own ticker may end it first under load; either way it ends exactly once (invariants below).
+    await w.devices.tick();
     const [ended] = await w.database.db
       .select()
       .from(orders)
