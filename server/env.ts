@@ -34,6 +34,8 @@ export const EnvSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL 必须以 postgres:// 或 postgresql:// 开头')
       .optional(),
   ),
+  /** node-postgres connections per instance: at least the requests one instance has in flight (docs/performance.md). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).optional(),
   SEED: z.enum(['demo', 'none']).default('demo'),
   TZ: z.string().min(1).default('Asia/Shanghai'),
   PUBLIC_URL: z.preprocess(emptyToUndefined, z.url('PUBLIC_URL 必须是完整的网址').optional()),

@@ -40,7 +40,11 @@ export async function startServer(
   opts: StartOptions = {},
 ): Promise<RunningServer> {
   const env = parseEnv(overrides);
-  const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    poolSize: env.DATABASE_POOL_SIZE,
+  });
   const stops: (() => Promise<void> | void)[] = [];
   let server: ServerType | undefined;
   const closeAll = async () => {

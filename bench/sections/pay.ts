@@ -8,18 +8,23 @@
  */
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { startServer, type RunningServer } from '../../server/start';
+import { statementCounter } from '../../server/db/client';
 import { devices, members, orders, service_prices } from '../../server/db/schema';
 import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
 import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
 import { ledgerViolations } from '../../tests/server/invariants';
 import { BUDGET, measure } from '../../scripts/size';
 import type { BenchContext, BenchRow } from '../types';
-import { round, runLoad, withScratchDatabase } from '../lib';
+import { type LoadResult, round, runLoad, withScratchDatabase } from '../lib';
+import { floorPayer, loadBare, loadHttp } from '../pay-floor';
 
 const MEMBERS = 64;
+/** Pays sent one at a time after the load, to count the statements of one pay. */
+const SEQUENTIAL = 10;
 
 /** Bench fixtures: enough online devices for every request, members with money and a live session each. */
 async function prepare(server: RunningServer, count: number) {
@@ -53,11 +58,13 @@ async function prepare(server: RunningServer, count: number) {
   }
   const perMember = Math.ceil(count / MEMBERS) * price.price_fen;
   const cookies: string[] = [];
+  const memberIds: number[] = [];
   for (let m = 0; m < MEMBERS; m++) {
     const [mem] = await db
       .insert(members)
       .values({ openid: `bench-${randomBytes(6).toString('hex')}` })
       .returning({ id: members.id });
+    memberIds.push(mem!.id);
     // Money comes in the real way: a WeChat recharge booked by the money service.
     await db.transaction(async (tx) => {
       const [o] = await tx
@@ -76,14 +83,71 @@ async function prepare(server: RunningServer, count: number) {
     });
     cookies.push(`${MEMBER_COOKIE}=${await createMemberSession(db, mem!.id, now)}`);
   }
-  return { ids, venue_id: d0.venue_id, price_id: price.id, cookies };
+  return {
+    ids,
+    venue_id: d0.venue_id,
+    merchant_id: d0.merchant_id,
+    price_id: price.id,
+    price_fen: price.price_fen,
+    minutes: price.minutes,
+    cookies,
+    memberIds,
+  };
+}
+
+type Fixture = Awaited<ReturnType<typeof prepare>>;
+
+/** One wallet pay through the app's HTTP API on device `fx.ids[i]`; resolves to the status. */
+async function appPay(url: string, fx: Fixture, i: number, key: string): Promise<number> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      cookie: fx.cookies[i % fx.cookies.length]!,
+      'Idempotency-Key': key,
+    },
+    body: JSON.stringify({
+      device_id: fx.ids[i],
+      venue_id: fx.venue_id,
+      price_id: fx.price_id,
+      method: 'wallet',
+    }),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Lets the simulator acknowledge what it was sent, then checks the whole ledger: the violations left. */
+async function settledViolations(server: RunningServer): Promise<string[]> {
+  for (let i = 0; i < 50; i++) {
+    await server.deps.devices?.settle();
+    if ((await ledgerViolations(server.deps.db, { settled: true })).length === 0) return [];
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  return ledgerViolations(server.deps.db, { settled: true });
+}
+
+const invNote = (v: string[]) =>
+  v.length === 0 ? 'invariants ok' : `INVARIANTS VIOLATED (${v.length}): ${v[0]}`;
+
+/** Statements one pay sends on its request path: the fewest counted over sequential pays (no other work). */
+async function requestPathStatements(server: RunningServer, url: string, fx: Fixture, from: number) {
+  const counter = statementCounter(server.deps.db);
+  if (!counter) return undefined;
+  let fewest = Infinity;
+  for (let i = from; i < fx.ids.length; i++) {
+    const before = counter.count;
+    await appPay(url, fx, i, `bench-seq-${i}`);
+    fewest = Math.min(fewest, counter.count - before);
+  }
+  return fewest;
 }
 
 async function walletPays(
   ctx: BenchContext,
   db: 'pglite' | 'postgres',
   databaseUrl?: string,
-): Promise<BenchRow> {
+): Promise<BenchRow[]> {
   const server = await startServer(
     {
       PORT: 0,
@@ -98,50 +162,54 @@ async function walletPays(
     { quiet: true },
   );
   try {
-    const fx = await prepare(server, ctx.limits.maxRequests);
+    const n = ctx.limits.maxRequests;
+    const limits = { ...ctx.limits, maxRequests: n };
+    const c = ctx.limits.concurrency;
+    const floorFx = await prepare(server, n);
+    const httpFx = await prepare(server, n);
+    const fx = await prepare(server, n + SEQUENTIAL);
+    ctx.log(`wallet-pay (${db}): bare SQL floor`);
+    const bare = await loadBare(await floorPayer(server.deps.db, floorFx), limits);
+    const bareInv = await settledViolations(server);
+    ctx.log(`wallet-pay (${db}): node:http floor`);
+    const viaHttp = await loadHttp(await floorPayer(server.deps.db, httpFx), limits);
+    const httpInv = await settledViolations(server);
+    ctx.log(`wallet-pay (${db}): the app`);
+    const counter = statementCounter(server.deps.db);
+    const before = counter?.count ?? 0;
+    const load = os.loadavg()[0]!.toFixed(1);
     const url = `http://127.0.0.1:${server.port}/backend/user/pay`;
-    const r = await runLoad(
-      async (i) => {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            cookie: fx.cookies[i % fx.cookies.length]!,
-            'Idempotency-Key': `bench-${i}`,
-          },
-          body: JSON.stringify({
-            device_id: fx.ids[i],
-            venue_id: fx.venue_id,
-            price_id: fx.price_id,
-            method: 'wallet',
-          }),
-        });
-        await res.arrayBuffer();
-        return res.status;
-      },
-      { ...ctx.limits, maxRequests: Math.min(ctx.limits.maxRequests, fx.ids.length) },
-    );
-    // Let the simulator acknowledge what it was sent, then check the whole ledger.
-    for (let i = 0; i < 50; i++) {
-      await server.deps.devices?.settle();
-      if ((await ledgerViolations(server.deps.db, { settled: true })).length === 0) break;
-      await new Promise((ok) => setTimeout(ok, 100));
-    }
-    const violations = await ledgerViolations(server.deps.db, { settled: true });
-    const inv =
-      violations.length === 0
-        ? 'invariants ok'
-        : `INVARIANTS VIOLATED (${violations.length}): ${violations[0]}`;
-    return {
+    const r = await runLoad((i) => appPay(url, fx, i, `bench-${i}`), limits);
+    const overRun = counter ? (counter.count - before) / r.requests : undefined;
+    const appInv = await settledViolations(server);
+    const perPay = await requestPathStatements(server, url, fx, n);
+    const seqInv = await settledViolations(server);
+    const row = (name: string, x: LoadResult, note: string): BenchRow => ({
       section: 'wallet-pay',
-      name: `POST /backend/user/pay (wallet), ${MEMBERS} members, concurrency ${ctx.limits.concurrency}`,
+      name,
       db,
-      requests: r.requests,
-      rps: round(r.rps),
-      p50_ms: round(r.p50_ms),
-      p99_ms: round(r.p99_ms),
-      note: `${r.errors ? `${r.errors} errors ${JSON.stringify(r.statuses)}` : 'all 201'}; ${inv}`,
-    };
+      requests: x.requests,
+      rps: round(x.rps),
+      p50_ms: round(x.p50_ms),
+      p99_ms: round(x.p99_ms),
+      note: `${x.errors ? `${x.errors} errors ${JSON.stringify(x.statuses)}` : 'all 201'}; ${note}`,
+    });
+    return [
+      row(
+        `floor: the same rows by one bare SQL transaction (9 statements), concurrency ${c}`,
+        bare,
+        invNote(bareInv),
+      ),
+      row(`floor: the same transaction behind plain node:http, concurrency ${c}`, viaHttp, invNote(httpInv)),
+      row(
+        `POST /backend/user/pay (wallet), ${MEMBERS} members, concurrency ${c}`,
+        r,
+        `${round(r.rps / viaHttp.rps, 2)} of the HTTP floor, ${round(r.rps / bare.rps, 2)} of the bare SQL floor; ` +
+          `${perPay ?? '?'} statements per pay on the request path, ${overRun === undefined ? '?' : round(overRun)} ` +
+          `per pay over the run (start command, acknowledgement, heartbeats included); load average ${load}; ` +
+          invNote([...appInv, ...seqInv]),
+      ),
+    ];
   } finally {
     await server.close();
   }
@@ -186,10 +254,10 @@ export default async function paySection(ctx: BenchContext): Promise<BenchRow[]>
     rows.push({ section: 'pay-page', name: 'failed', note: String((err as Error).message).slice(0, 200) });
   }
   ctx.log('wallet-pay: embedded DB');
-  rows.push(await walletPays(ctx, 'pglite'));
+  rows.push(...(await walletPays(ctx, 'pglite')));
   if (ctx.postgresUrl) {
     ctx.log('wallet-pay: PostgreSQL');
-    rows.push(await withScratchDatabase(ctx.postgresUrl, (url) => walletPays(ctx, 'postgres', url)));
+    rows.push(...(await withScratchDatabase(ctx.postgresUrl, (url) => walletPays(ctx, 'postgres', url))));
   } else {
     rows.push({
       section: 'wallet-pay',

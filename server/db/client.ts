@@ -20,6 +20,30 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Statements sent to the database (BEGIN and COMMIT included), counted at the driver for `npm run bench`. */
+export interface StatementCounter {
+  count: number;
+}
+const counters = new WeakMap<object, StatementCounter>();
+
+/** The statement counter of a database opened by `openDatabase` (the same for its transactions' handles). */
+export function statementCounter(db: Db): StatementCounter | undefined {
+  return counters.get(db);
+}
+
+/** Wraps `obj[name]` so every call counts one statement (or `weight`). */
+function countCalls(obj: object, name: string, counter: StatementCounter, weight = 1): void {
+  const o = obj as Record<string, unknown>;
+  const orig = o[name] as (...args: unknown[]) => unknown;
+  o[name] = function (this: unknown, ...args: unknown[]) {
+    counter.count += weight;
+    return orig.apply(this, args);
+  };
+}
+
+/** The default node-postgres pool: one connection per request in flight at the bench's concurrency and then some. */
+export const DEFAULT_POOL_SIZE = 24;
+
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 export interface OpenOptions {
@@ -37,12 +61,16 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
     // bigint (int8) columns come back as numbers: our sums stay far below 2^53.
     pg.types.setTypeParser(20, (v) => Number(v));
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? DEFAULT_POOL_SIZE });
+    const counter: StatementCounter = { count: 0 };
+    // Every statement, pooled or in a transaction, goes through a client's query().
+    pool.on('connect', (client) => countCalls(client, 'query', counter));
     // An idle connection dropped by the server (restart, failover, admin) must not crash the process: the pool
     // replaces it, and queries in flight fail with their own error.
     pool.on('error', (err) => console.error('database: idle connection lost:', err.message));
     const db = drizzle(pool, { schema }) as unknown as Db;
     await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
+    counters.set(db, counter);
     return { db, kind: 'postgres', close: () => pool.end() };
   }
   const { PGlite } = await import('@electric-sql/pglite');
@@ -52,7 +80,21 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (dir !== 'memory://') fs.mkdirSync(dir, { recursive: true });
   const client = dir === 'memory://' ? new PGlite() : new PGlite(path.resolve(dir, 'pglite'));
   await client.waitReady;
+  const counter: StatementCounter = { count: 0 };
+  countCalls(client, 'query', counter);
+  countCalls(client, 'exec', counter);
+  const transaction = client.transaction.bind(client);
+  // BEGIN and COMMIT, then the statements run on the transaction's handle.
+  client.transaction = (fn) => {
+    counter.count += 2;
+    return transaction((t) => {
+      countCalls(t, 'query', counter);
+      countCalls(t, 'exec', counter);
+      return fn(t);
+    });
+  };
   const db = drizzle(client, { schema }) as unknown as Db;
   await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
+  counters.set(db, counter);
   return { db, kind: 'pglite', close: () => client.close() };
 }

@@ -7,7 +7,7 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client';
-import { ledger_entries, ledger_transactions, wallets } from '../db/schema';
+import { wallets } from '../db/schema';
 
 /** `cash_principal`: a member's principal paid in cash (docs/decisions.md D18); `principal` elsewhere. */
 export type Bucket = 'principal' | 'cash_principal' | 'bonus' | 'frozen';
@@ -44,11 +44,10 @@ export class LedgerError extends Error {
 }
 
 /**
- * Writes one balanced movement: merges entries per (wallet, bucket), drops zeros, inserts the transaction and its
- * entries and updates the balances (in wallet id order, so concurrent movements lock rows in the same order).
- * Returns the ledger transaction id.
+ * Merges entries per (wallet, bucket), drops zeros and sorts them by wallet id; refuses (LedgerError) a movement
+ * that is not whole fen, does not sum to zero or moves nothing.
  */
-export async function postTransaction(tx: Tx, input: PostInput): Promise<number> {
+export function balancedEntries(input: PostInput): Entry[] {
   const merged = new Map<string, Entry>();
   for (const e of input.entries) {
     if (!Number.isSafeInteger(e.amount_fen)) throw new LedgerError(`not whole fen: ${e.amount_fen}`);
@@ -62,45 +61,58 @@ export async function postTransaction(tx: Tx, input: PostInput): Promise<number>
   const sum = entries.reduce((s, e) => s + e.amount_fen, 0);
   if (sum !== 0) throw new LedgerError(`ledger transaction ${input.kind} does not balance: ${sum}`);
   if (entries.length === 0) throw new LedgerError(`ledger transaction ${input.kind} moves nothing`);
+  return entries;
+}
 
-  const [txn] = await tx
-    .insert(ledger_transactions)
-    .values({
-      kind: input.kind,
-      order_id: input.order_id ?? null,
-      withdrawal_id: input.withdrawal_id ?? null,
-      memo: input.memo ?? '',
-    })
-    .returning({ id: ledger_transactions.id });
-  if (!txn) throw new LedgerError('ledger transaction not inserted');
-  await tx.insert(ledger_entries).values(
-    entries.map((e) => ({
-      transaction_id: txn.id,
-      wallet_id: e.wallet_id,
-      bucket: e.bucket,
-      amount_fen: e.amount_fen,
-    })),
-  );
-
-  // One UPDATE per wallet, all buckets at once.
+/**
+ * Writes one balanced movement in ONE statement (docs/performance.md): the transaction row, its entries, and the
+ * balances (one row per wallet, all buckets at once). The wallet rows are locked in id order before any is changed
+ * (`l`, forced first by the one-time filter), so concurrent movements never deadlock; callers that lock a member's
+ * wallet first and post last hold the shared wallets' locks only until their commit. Returns the transaction id.
+ */
+export async function postTransaction(tx: Tx, input: PostInput): Promise<number> {
+  const entries = balancedEntries(input);
   const perWallet = new Map<number, Record<Bucket, number>>();
   for (const e of entries) {
     const w = perWallet.get(e.wallet_id) ?? { principal: 0, cash_principal: 0, bonus: 0, frozen: 0 };
     w[e.bucket] += e.amount_fen;
     perWallet.set(e.wallet_id, w);
   }
-  for (const [walletId, d] of [...perWallet.entries()].sort((a, b) => a[0] - b[0])) {
-    await tx
-      .update(wallets)
-      .set({
-        principal_fen: sql`${wallets.principal_fen} + ${d.principal}`,
-        cash_principal_fen: sql`${wallets.cash_principal_fen} + ${d.cash_principal}`,
-        bonus_fen: sql`${wallets.bonus_fen} + ${d.bonus}`,
-        frozen_fen: sql`${wallets.frozen_fen} + ${d.frozen}`,
-      })
-      .where(eq(wallets.id, walletId));
-  }
-  return txn.id;
+  const rows = sql.join(
+    entries.map((e) => sql`(${e.wallet_id}::int, ${e.bucket}::text, ${e.amount_fen}::bigint)`),
+    sql`, `,
+  );
+  const deltas = sql.join(
+    [...perWallet].map(
+      ([id, d]) =>
+        sql`(${id}::int, ${d.principal}::bigint, ${d.cash_principal}::bigint, ${d.bonus}::bigint, ${d.frozen}::bigint)`,
+    ),
+    sql`, `,
+  );
+  const ids = sql.join(
+    [...perWallet.keys()].map((id) => sql`${id}::int`),
+    sql`, `,
+  );
+  const res = (await tx.execute(sql`
+    with t as (
+      insert into ledger_transactions (kind, order_id, withdrawal_id, memo)
+      values (${input.kind}::text, ${input.order_id ?? null}::int, ${input.withdrawal_id ?? null}::int,
+        ${input.memo ?? ''}::text)
+      returning id),
+    e as (
+      insert into ledger_entries (transaction_id, wallet_id, bucket, amount_fen)
+      select t.id, v.w, v.b, v.a from t, (values ${rows}) as v(w, b, a)),
+    l as (select id from wallets where id in (${ids}) order by id for no key update),
+    u as (
+      update wallets set principal_fen = wallets.principal_fen + d.p,
+        cash_principal_fen = wallets.cash_principal_fen + d.c, bonus_fen = wallets.bonus_fen + d.b,
+        frozen_fen = wallets.frozen_fen + d.f
+      from (values ${deltas}) as d(id, p, c, b, f)
+      where wallets.id = d.id and (select count(*) from l) > 0)
+    select id from t`)) as unknown as { rows: { id: number }[] };
+  const id = res.rows[0]?.id;
+  if (id === undefined) throw new LedgerError('ledger transaction not inserted');
+  return id;
 }
 
 // ---------------------------------------------------------------- finding (or opening) wallets

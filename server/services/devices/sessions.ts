@@ -46,9 +46,8 @@ export async function checkDeviceAvailable(tx: Tx, device_id: number, now: Date)
     .select({ status: devices.status, last_heartbeat_at: devices.last_heartbeat_at })
     .from(devices)
     .where(eq(devices.id, device_id));
-  if (!d || d.status === 'disabled') return 'disabled';
-  if (d.status === 'fault') return 'fault';
-  if (!isOnline(d.last_heartbeat_at, d.status, now)) return 'offline';
+  const first = availabilityOf(d, false, now);
+  if (first !== 'ok') return first;
   const [active] = await tx
     .select({ id: device_sessions.id })
     .from(device_sessions)
@@ -56,8 +55,19 @@ export async function checkDeviceAvailable(tx: Tx, device_id: number, now: Date)
       and(eq(device_sessions.device_id, device_id), inArray(device_sessions.status, ACTIVE_SESSION_STATUSES)),
     )
     .limit(1);
-  if (active) return 'busy';
-  return 'ok';
+  return availabilityOf(d, active !== undefined, now);
+}
+
+/** The availability rule on a device row already read (`busy`: a session is starting or running on it). */
+export function availabilityOf(
+  d: { status: string; last_heartbeat_at: Date | null } | undefined,
+  busy: boolean,
+  now: Date,
+): Availability {
+  if (!d || d.status === 'disabled') return 'disabled';
+  if (d.status === 'fault') return 'fault';
+  if (!isOnline(d.last_heartbeat_at, d.status, now)) return 'offline';
+  return busy ? 'busy' : 'ok';
 }
 
 export interface BeginSessionInput {
@@ -68,6 +78,22 @@ export interface BeginSessionInput {
   now: Date;
 }
 
+/** The row of a new `starting` session (ack deadline = now + ACK_TIMEOUT_MS); refuses a non-positive duration. */
+export function startingSession(input: BeginSessionInput) {
+  if (!Number.isSafeInteger(input.minutes) || input.minutes <= 0) {
+    throw new RangeError(`minutes must be a positive integer, got ${input.minutes}`);
+  }
+  return {
+    order_id: input.order_id,
+    device_id: input.device_id,
+    member_id: input.member_id,
+    minutes: input.minutes,
+    status: 'starting' as const,
+    ack_deadline: new Date(input.now.getTime() + ACK_TIMEOUT_MS),
+    created_at: input.now,
+  };
+}
+
 /**
  * Inserts a `starting` session (ack deadline = now + ACK_TIMEOUT_MS) in the caller's transaction. Call
  * `deps.devices.dispatch(id)` after the commit. Idempotent per order: a second call for the same order returns the
@@ -76,20 +102,9 @@ export interface BeginSessionInput {
  * violation) and may refund in it instead of rethrowing.
  */
 export async function beginSession(tx: Tx, input: BeginSessionInput): Promise<{ id: number }> {
-  if (!Number.isSafeInteger(input.minutes) || input.minutes <= 0) {
-    throw new RangeError(`minutes must be a positive integer, got ${input.minutes}`);
-  }
   const [row] = await tx
     .insert(device_sessions)
-    .values({
-      order_id: input.order_id,
-      device_id: input.device_id,
-      member_id: input.member_id,
-      minutes: input.minutes,
-      status: 'starting',
-      ack_deadline: new Date(input.now.getTime() + ACK_TIMEOUT_MS),
-      created_at: input.now,
-    })
+    .values(startingSession(input))
     .onConflictDoNothing()
     .returning({ id: device_sessions.id });
   if (row) return row;

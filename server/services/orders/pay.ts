@@ -4,29 +4,13 @@ import type { PayRequest, PayResponse, UsingSession } from '../../../src/domain/
 import type { Tx } from '../../db/client';
 import { devices, members, merchants, orders, service_prices } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
-import {
-  AVAILABILITY_MESSAGES,
-  beginSession,
-  checkDeviceAvailable,
-  type Availability,
-} from '../devices/sessions';
-import { memberWallet, spendable } from '../ledger';
+import { checkDeviceAvailable } from '../devices/sessions';
 import { findByKey, isUniqueViolation, replay, sameRequest } from './idempotency';
 import { type Order, type PaymentDeps, newOrderNo, orderSummary } from './order';
 import { prepay, requireWechat } from './prepay';
-import { settleWalletConsume } from './settle';
+import { deviceRefusal } from './pay-refusals';
+import { type WalletPayResult, walletPayTx } from './wallet-pay';
 import { safeReturnPath } from '../../lib/return-path';
-
-export const DEVICE_REFUSALS: Record<Exclude<Availability, 'ok'>, { status: 409; code: string }> = {
-  offline: { status: 409, code: 'DEVICE_OFFLINE' },
-  busy: { status: 409, code: 'DEVICE_BUSY' },
-  fault: { status: 409, code: 'DEVICE_UNAVAILABLE' },
-  disabled: { status: 409, code: 'DEVICE_UNAVAILABLE' },
-};
-
-export function deviceRefusal(a: Exclude<Availability, 'ok'>): HttpError {
-  return new HttpError(DEVICE_REFUSALS[a].status, DEVICE_REFUSALS[a].code, AVAILABILITY_MESSAGES[a].message);
-}
 
 /** Sends a committed session's start command; the scheduler retries any that this misses (crash, gateway error). */
 export function dispatchLater(deps: PaymentDeps, sessionId: number | undefined): void {
@@ -60,6 +44,7 @@ export async function payForDevice(
     price_id: req.price_id,
     method: req.method,
   };
+  if (req.method === 'wallet') return payFromWallet(deps, memberId, req, key, returnPath, expect);
   if (key) {
     const first = await findByKey(db, memberId, key);
     if (first) {
@@ -98,11 +83,8 @@ export async function payForDevice(
     .from(merchants)
     .where(eq(merchants.id, device.merchant_id));
   if (merchant?.status !== 'active') throw new HttpError(409, 'MERCHANT_DISABLED', '该商户已停止营业');
-  if (req.method === 'wechat') {
-    // (A wallet pay checks inside its transaction, under the wallet lock.)
-    const available = await checkDeviceAvailable(db as unknown as Tx, device.id, deps.now());
-    if (available !== 'ok') throw deviceRefusal(available);
-  }
+  const available = await checkDeviceAvailable(db as unknown as Tx, device.id, deps.now());
+  if (available !== 'ok') throw deviceRefusal(available);
 
   const values = {
     order_no: newOrderNo('consume', deps.now()),
@@ -119,66 +101,6 @@ export async function payForDevice(
     idempotency_key: key ?? null,
     created_at: deps.now(),
   };
-
-  if (req.method === 'wallet') {
-    let result: { order: Order; sessionId: number } | { replayOf: Order };
-    try {
-      result = await db.transaction(async (tx) => {
-        const wallet = await memberWallet(tx, memberId, device.merchant_id, { lock: true });
-        if (key) {
-          // A twin request with the same key may have committed while we waited for the wallet lock.
-          const first = await findByKey(tx, memberId, key);
-          if (first) return { replayOf: first };
-        }
-        const now = deps.now();
-        const again = await checkDeviceAvailable(tx, device.id, now);
-        if (again !== 'ok') throw deviceRefusal(again);
-        const [order] = await tx.insert(orders).values(values).returning();
-        if (!order) throw new Error('order not inserted');
-        if (!(await settleWalletConsume(tx, order, wallet, now))) {
-          throw new HttpError(409, 'INSUFFICIENT_BALANCE', '余额不足，请先充值或使用微信支付', {
-            balance_fen: spendable(wallet),
-            amount_fen: order.amount_fen,
-          });
-        }
-        const session = await beginSession(tx, {
-          order_id: order.id,
-          device_id: device.id,
-          member_id: memberId,
-          minutes: price.minutes,
-          now,
-        });
-        const [paid] = await tx.select().from(orders).where(eq(orders.id, order.id));
-        return { order: paid ?? order, sessionId: session.id };
-      });
-    } catch (err) {
-      if (key && isUniqueViolation(err)) {
-        const first = await findByKey(db, memberId, key);
-        if (first) {
-          sameRequest(first, expect);
-          return replay(deps, first, returnPath);
-        }
-      }
-      if (isUniqueViolation(err)) throw deviceRefusal('busy');
-      throw err;
-    }
-    if ('replayOf' in result) {
-      sameRequest(result.replayOf, expect);
-      return replay(deps, result.replayOf, returnPath);
-    }
-    dispatchLater(deps, result.sessionId);
-    const session: UsingSession = {
-      order_no: result.order.order_no,
-      device_id: device.id,
-      device_name: device.name,
-      minutes: price.minutes,
-      amount_fen: result.order.amount_fen,
-      started_at: null,
-      ends_at: null,
-      status: 'starting',
-    };
-    return { order: orderSummary(result.order), session };
-  }
 
   // WeChat Pay: the order waits for the payment; nothing moves until WeChat says it is paid.
   const wechat = requireWechat(deps);
@@ -217,4 +139,48 @@ export async function insertPending(
     }
     throw err;
   }
+}
+
+/**
+ * A wallet pay: debit + split + `starting` session in one transaction (walletPayTx, the member's wallet locked
+ * first, so concurrent pays of one member run one after another and the balance decides), then the start command.
+ */
+async function payFromWallet(
+  deps: PaymentDeps,
+  memberId: number,
+  req: PayRequest,
+  key: string | undefined,
+  returnPath: string,
+  expect: Partial<Order>,
+): Promise<PayResponse> {
+  let result: WalletPayResult;
+  try {
+    result = await deps.db.transaction((tx) => walletPayTx(tx, memberId, req, key ?? null, deps.now()));
+  } catch (err) {
+    if (key && isUniqueViolation(err)) {
+      const first = await findByKey(deps.db, memberId, key);
+      if (first) {
+        sameRequest(first, expect);
+        return replay(deps, first, returnPath);
+      }
+    }
+    if (isUniqueViolation(err)) throw deviceRefusal('busy');
+    throw err;
+  }
+  if ('replayOf' in result) {
+    sameRequest(result.replayOf, expect);
+    return replay(deps, result.replayOf, returnPath);
+  }
+  dispatchLater(deps, result.sessionId);
+  const session: UsingSession = {
+    order_no: result.order.order_no,
+    device_id: result.device.id,
+    device_name: result.device.name,
+    minutes: result.minutes,
+    amount_fen: result.order.amount_fen,
+    started_at: null,
+    ends_at: null,
+    status: 'starting',
+  };
+  return { order: orderSummary(result.order), session };
 }

@@ -61,21 +61,36 @@ export async function splitCredits(tx: Tx, order: Order, principalFen: number): 
             ),
           );
   const split = computeSplit(principalFen, merchant.fee_rate_bp, rules);
+  const partners = new Map<number, number>();
+  for (const s of split.shares) {
+    partners.set(s.account_id, (await partnerWallet(tx, s.account_id, order.merchant_id)).id);
+  }
+  return splitEntries(split, {
+    platform: split.fee_fen > 0 ? (await platformWallet(tx)).id : 0,
+    merchant: split.merchant_fen > 0 ? (await merchantWallet(tx, order.merchant_id)).id : 0,
+    partners,
+  });
+}
+
+/** The wallets a split credits: the platform's, the merchant's settlement wallet, each partner account's. */
+export interface SplitWallets {
+  platform: number;
+  merchant: number;
+  partners: Map<number, number>;
+}
+
+/** Ledger credits for a computed split (principal buckets), onto wallets already found. */
+export function splitEntries(split: Split, w: SplitWallets): Entry[] {
   const entries: Entry[] = [];
   if (split.fee_fen > 0)
-    entries.push({
-      wallet_id: (await platformWallet(tx)).id,
-      bucket: 'principal',
-      amount_fen: split.fee_fen,
-    });
+    entries.push({ wallet_id: w.platform, bucket: 'principal', amount_fen: split.fee_fen });
   for (const s of split.shares) {
-    const w = await partnerWallet(tx, s.account_id, order.merchant_id);
-    entries.push({ wallet_id: w.id, bucket: 'principal', amount_fen: s.amount_fen });
+    const id = w.partners.get(s.account_id);
+    if (id === undefined) throw new OrderMoneyError(`no wallet for partner account ${s.account_id}`);
+    entries.push({ wallet_id: id, bucket: 'principal', amount_fen: s.amount_fen });
   }
-  if (split.merchant_fen > 0) {
-    const w = await merchantWallet(tx, order.merchant_id);
-    entries.push({ wallet_id: w.id, bucket: 'principal', amount_fen: split.merchant_fen });
-  }
+  if (split.merchant_fen > 0)
+    entries.push({ wallet_id: w.merchant, bucket: 'principal', amount_fen: split.merchant_fen });
   return entries;
 }
 

@@ -1,0 +1,206 @@
+/**
+ * A wallet pay (`POST /backend/user/pay`, method `wallet`) in six statements between BEGIN and COMMIT included
+ * (docs/performance.md): lock the member's wallet, read the context under the lock, insert the paid order and its
+ * `starting` session, post the ledger movement (its shared wallets locked last, in id order, until the commit).
+ * The rules are those of docs/money.md: replay under the same key, the device's busy check, the balance decides.
+ */
+import { sql } from 'drizzle-orm';
+import type { PayRequest } from '../../../src/domain/api';
+import type { Tx } from '../../db/client';
+import { HttpError } from '../../lib/errors';
+import { availabilityOf, startingSession } from '../devices/sessions';
+import {
+  type Entry,
+  type Wallet,
+  externalWallet,
+  merchantWallet,
+  partnerWallet,
+  platformWallet,
+  postTransaction,
+  spendable,
+} from '../ledger';
+import { findByKey } from './idempotency';
+import { type Order, newOrderNo } from './order';
+import { deviceRefusal } from './pay-refusals';
+import { takeFromWallet } from './settle';
+import { computeSplit, splitEntries } from './split';
+import { type PayContext, lockWalletForDevice, payContext } from './wallet-context';
+
+export type WalletPayResult =
+  | { replayOf: Order }
+  | {
+      order: { order_no: string; status: 'paid'; amount_fen: number };
+      sessionId: number;
+      device: { id: number; name: string };
+      minutes: number;
+    };
+
+/** The refusals checked before any money moves, in the order the API has always answered them. */
+function validate(ctx: PayContext, req: PayRequest): { price_fen: number; minutes: number } {
+  if (ctx.device_venue_id !== req.venue_id) {
+    throw new HttpError(400, 'VENUE_MISMATCH', '场地与设备不符，请重新扫描设备上的二维码', {
+      venue_id: req.venue_id,
+      device_venue_id: ctx.device_venue_id,
+    });
+  }
+  if (ctx.price_id !== null && ctx.price_venue_id !== ctx.device_venue_id)
+    throw new HttpError(400, 'PRICE_OTHER_VENUE', '所选价格不属于本设备所在场地，请重新选择', {
+      price_id: req.price_id,
+    });
+  if (ctx.price_id === null || !ctx.price_active || ctx.price_fen === null || ctx.minutes === null)
+    throw new HttpError(400, 'PRICE_NOT_FOUND', '所选价格不存在或已下架，请重新选择', {
+      price_id: req.price_id,
+    });
+  if (ctx.merchant_status !== 'active') throw new HttpError(409, 'MERCHANT_DISABLED', '该商户已停止营业');
+  return { price_fen: ctx.price_fen, minutes: ctx.minutes };
+}
+
+/** The movement of a wallet pay: the member's debit, the split of its principal part, cash and bonus parts. */
+async function payEntries(
+  tx: Tx,
+  ctx: PayContext,
+  wallet: Wallet,
+  take: { cash_fen: number; principal_fen: number; bonus_fen: number },
+): Promise<Entry[]> {
+  const split = computeSplit(take.cash_fen + take.principal_fen, ctx.fee_rate_bp ?? 0, ctx.rules);
+  const partners = new Map<number, number>();
+  for (const r of ctx.rules) {
+    if (!split.shares.some((s) => s.account_id === r.partner_account_id)) continue;
+    const id = r.wallet_id ?? (await partnerWallet(tx, r.partner_account_id, ctx.merchant_id)).id;
+    partners.set(r.partner_account_id, id);
+  }
+  const needMerchant = split.merchant_fen > 0 || take.cash_fen > 0;
+  const merchant = needMerchant ? (ctx.merchant_wallet ?? (await merchantWallet(tx, ctx.merchant_id)).id) : 0;
+  const platform = split.fee_fen > 0 ? (ctx.platform_wallet ?? (await platformWallet(tx)).id) : 0;
+  const entries: Entry[] = [
+    { wallet_id: wallet.id, bucket: 'cash_principal', amount_fen: -take.cash_fen },
+    { wallet_id: wallet.id, bucket: 'principal', amount_fen: -take.principal_fen },
+    { wallet_id: wallet.id, bucket: 'bonus', amount_fen: -take.bonus_fen },
+    ...splitEntries(split, { platform, merchant, partners }),
+  ];
+  if (take.cash_fen > 0) {
+    // The cash part is the merchant's already, in its till (docs/decisions.md D18).
+    const till = ctx.till_wallet ?? (await externalWallet(tx, 'till')).id;
+    entries.push({ wallet_id: till, bucket: 'principal', amount_fen: take.cash_fen });
+    entries.push({ wallet_id: merchant, bucket: 'principal', amount_fen: -take.cash_fen });
+  }
+  if (take.bonus_fen > 0) {
+    const promo = ctx.promotion_wallet ?? (await externalWallet(tx, 'promotion')).id;
+    entries.push({ wallet_id: promo, bucket: 'principal', amount_fen: take.bonus_fen });
+  }
+  return entries;
+}
+
+/** Inserts the paid order and its `starting` session in one statement; a busy device leaves no session. */
+async function insertPaidOrder(
+  tx: Tx,
+  o: {
+    order_no: string;
+    member_id: number;
+    merchant_id: number;
+    venue_id: number;
+    device_id: number;
+    price_id: number;
+    amount_fen: number;
+    bonus_fen: number;
+    cash_fen: number;
+    minutes: number;
+    key: string | null;
+    now: Date;
+  },
+): Promise<{ order_id: number; session_id: number | null }> {
+  const s = startingSession({
+    order_id: 0,
+    device_id: o.device_id,
+    member_id: o.member_id,
+    minutes: o.minutes,
+    now: o.now,
+  });
+  const now = o.now.toISOString();
+  const res = (await tx.execute(sql`
+    with o as (
+      insert into orders (order_no, kind, method, status, member_id, merchant_id, venue_id, device_id, price_id,
+        amount_fen, bonus_fen, cash_fen, minutes, idempotency_key, paid_at, created_at)
+      values (${o.order_no}::text, 'consume', 'wallet', 'paid', ${o.member_id}::int, ${o.merchant_id}::int,
+        ${o.venue_id}::int, ${o.device_id}::int, ${o.price_id}::int, ${o.amount_fen}::int, ${o.bonus_fen}::int,
+        ${o.cash_fen}::int, ${o.minutes}::int, ${o.key}::text, ${now}::timestamptz, ${now}::timestamptz)
+      returning id),
+    s as (
+      insert into device_sessions (order_id, device_id, member_id, minutes, status, ack_deadline, created_at)
+      select o.id, ${s.device_id}::int, ${s.member_id}::int, ${s.minutes}::int, ${s.status}::text,
+        ${s.ack_deadline.toISOString()}::timestamptz, ${now}::timestamptz from o
+      on conflict do nothing
+      returning id)
+    select o.id as order_id, (select id from s) as session_id from o`)) as unknown as {
+    rows: { order_id: number; session_id: number | null }[];
+  };
+  const row = res.rows[0];
+  if (!row) throw new Error('order not inserted');
+  return row;
+}
+
+/**
+ * The wallet pay's transaction body. Refusals throw (the transaction rolls back, nothing changes); a first order
+ * under the same key comes back as `replayOf` for the caller to compare and replay.
+ */
+export async function walletPayTx(
+  tx: Tx,
+  memberId: number,
+  req: PayRequest,
+  key: string | null,
+  now: Date,
+): Promise<WalletPayResult> {
+  const wallet = await lockWalletForDevice(tx, memberId, req.device_id);
+  const ctx =
+    wallet && (await payContext(tx, { memberId, deviceId: req.device_id, priceId: req.price_id, key }));
+  if (ctx?.replay_id != null || (!ctx && key)) {
+    // A twin request with the same key may have committed while we waited for the wallet lock.
+    const first = key ? await findByKey(tx, memberId, key) : undefined;
+    if (first) return { replayOf: first };
+  }
+  if (!wallet || !ctx) throw new HttpError(404, 'DEVICE_NOT_FOUND', '设备不存在');
+  if (ctx.merchant_id !== wallet.merchant_id) throw deviceRefusal('disabled');
+  const price = validate(ctx, req);
+  const heartbeat = ctx.heartbeat_ms === null ? null : new Date(ctx.heartbeat_ms);
+  const available = availabilityOf(
+    { status: ctx.device_status, last_heartbeat_at: heartbeat },
+    ctx.busy,
+    now,
+  );
+  if (available !== 'ok') throw deviceRefusal(available);
+  const take = takeFromWallet(wallet, price.price_fen);
+  if (!take) {
+    throw new HttpError(409, 'INSUFFICIENT_BALANCE', '余额不足，请先充值或使用微信支付', {
+      balance_fen: spendable(wallet),
+      amount_fen: price.price_fen,
+    });
+  }
+  const order_no = newOrderNo('consume', now);
+  const ids = await insertPaidOrder(tx, {
+    order_no,
+    member_id: memberId,
+    merchant_id: ctx.merchant_id,
+    venue_id: ctx.device_venue_id,
+    device_id: req.device_id,
+    price_id: req.price_id,
+    amount_fen: price.price_fen,
+    bonus_fen: take.bonus_fen,
+    cash_fen: take.cash_fen,
+    minutes: price.minutes,
+    key,
+    now,
+  });
+  if (ids.session_id === null) throw deviceRefusal('busy');
+  await postTransaction(tx, {
+    kind: 'consume',
+    order_id: ids.order_id,
+    memo: `余额支付 ${order_no}`,
+    entries: await payEntries(tx, ctx, wallet, take),
+  });
+  return {
+    order: { order_no, status: 'paid', amount_fen: price.price_fen },
+    sessionId: ids.session_id,
+    device: { id: req.device_id, name: ctx.device_name },
+    minutes: price.minutes,
+  };
+}
