@@ -205,7 +205,7 @@ async function walletPays(
         `POST /backend/user/pay (wallet), ${MEMBERS} members, concurrency ${c}`,
         r,
         `${round(r.rps / viaHttp.rps, 2)} of the HTTP floor, ${round(r.rps / bare.rps, 2)} of the bare SQL floor; ` +
-          `${perPay ?? '?'} statements per pay on the request path, ${overRun === undefined ? '?' : round(overRun)} ` +
+          `${perPay ?? '?'} statements while one pay is in flight (its 7 and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
           `per pay over the run (start command, acknowledgement, heartbeats included); load average ${load}; ` +
           invNote([...appInv, ...seqInv]),
       ),
