@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../server/db/client';
-import { merchants, share_rules } from '../server/db/schema';
+import { accounts, merchants, share_rules } from '../server/db/schema';
 import { merchantWallet, partnerWallet, platformWallet, memberWallet } from '../server/services/ledger';
 import { computeSplit, newOrderNo } from '../server/services/orders';
 import { ACK_TIMEOUT_MS } from '../server/services/devices/sessions';
@@ -59,9 +59,16 @@ async function splitWallets(db: Db, merchantId: number, venueId: number, amount:
   return db.transaction(async (tx) => {
     const [m] = await tx.select().from(merchants).where(eq(merchants.id, merchantId));
     const rules = await tx
-      .select()
+      .select({ partner_account_id: share_rules.partner_account_id, ratio_bp: share_rules.ratio_bp })
       .from(share_rules)
-      .where(and(eq(share_rules.venue_id, venueId), eq(share_rules.merchant_id, merchantId)));
+      .innerJoin(accounts, eq(accounts.id, share_rules.partner_account_id))
+      .where(
+        and(
+          eq(share_rules.venue_id, venueId),
+          eq(share_rules.merchant_id, merchantId),
+          eq(accounts.status, 'active'),
+        ),
+      );
     const split = computeSplit(amount, m!.fee_rate_bp, rules);
     const out: [number, number][] = [];
     if (split.fee_fen > 0) out.push([(await platformWallet(tx)).id, split.fee_fen]);

@@ -1,8 +1,8 @@
 /**
  * What a wallet pay reads, in two statements (docs/performance.md): the member's wallet locked through the device's
  * merchant, then, under that lock (a fresh snapshot), everything else in one query: the device and whether a
- * session is active on it, the price, the merchant, the venue's share rules, a first order under the same
- * Idempotency-Key and the ids of the wallets the split credits. Nothing is cached, so a staff edit is seen by the
+ * session is active on it, the price, the merchant, the venue's share rules (active partners only, docs/decisions.md
+ * D19), a first order under the same Idempotency-Key and the ids of the wallets the split credits. Nothing is cached, so a staff edit is seen by the
  * next pay on every instance.
  */
 import { and, eq, sql } from 'drizzle-orm';
@@ -76,7 +76,9 @@ export async function payContext(
       (select id from wallets where kind = 'external' and code = 'till') as till_wallet,
       (select coalesce(json_agg(json_build_object('partner_account_id', r.partner_account_id,
           'ratio_bp', r.ratio_bp, 'wallet_id', pw.id)), '[]'::json)
-        from share_rules r left join wallets pw on pw.kind = 'partner' and pw.account_id = r.partner_account_id
+        from share_rules r
+          join accounts a on a.id = r.partner_account_id and a.status = 'active'
+          left join wallets pw on pw.kind = 'partner' and pw.account_id = r.partner_account_id
         where r.venue_id = d.venue_id and r.merchant_id = d.merchant_id) as rules
     from devices d
       left join service_prices p on p.id = ${q.priceId}::int
