@@ -2,11 +2,16 @@
  * People in Chromium at 390x844 against the real server: the demo merchant adds an employee with an initial password
  * on /sub-users/sub-users, signs out, and the employee signs in and sees 首页; a member (WeChat user agent, signed in
  * through the sandbox) sends feedback about one of the merchant's devices on /user/feedback, the merchant replies on
- * /merchant/feedback, and the member sees the reply after a reload. Profit sharing and members are opened once for
- * their screenshots. Screenshots docs/screenshots/people-*.
+ * /merchant/feedback, and the member sees the reply after a reload. Profit sharing is opened once for its screenshot;
+ * on members, a member's page pages its wallet entries and switches to orders. Screenshots docs/screenshots/people-*.
  */
+import { eq } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppDeps } from '../../server/context';
+import { members } from '../../server/db/schema';
+import { createMember, fundMember } from '../server/devices-fixtures';
+import { bonusCredit } from '../server/withdrawals/wallet-fixtures';
 import {
   WECHAT_UA,
   launchBrowser,
@@ -54,10 +59,25 @@ describe('people', () => {
       await page.waitForLoadState('networkidle');
       await screenshot(page, 'people-profit-sharing');
 
+      // A member with a recharge and eleven bonus credits: twelve wallet entries, two pages on the member's page.
+      const { db } = app.server.deps as AppDeps;
+      const memberId = await createMember(db);
+      await db.update(members).set({ nickname: '小林' }).where(eq(members.id, memberId));
+      await fundMember(db, memberId, 1, 5000);
+      for (let i = 0; i < 11; i++) await bonusCredit(db, memberId, 1, 100);
       await page.goto(`${app.url}/merchant/members`);
-      await page.locator('main').waitFor();
-      await page.waitForLoadState('networkidle');
+      const memberRow = page.getByTestId('member-row').filter({ hasText: '小林' });
+      await memberRow.waitFor();
       await screenshot(page, 'people-members');
+      await memberRow.click();
+      await page.getByText('第 1 / 2 页，共 12 条').waitFor();
+      expect(await page.getByTestId('member-history-row').count()).toBe(10);
+      await screenshot(page, 'people-member-page');
+      await page.getByRole('button', { name: '下一页' }).click();
+      await page.getByText('第 2 / 2 页，共 12 条').waitFor();
+      expect(await page.getByTestId('member-history-row').count()).toBe(2);
+      await page.getByRole('tab', { name: '订单' }).click();
+      await expect.poll(() => page.getByTestId('member-history-row').count()).toBe(1);
 
       // Sign out through 我的, then the new employee signs in with the initial password.
       await page.goto(`${app.url}/profile`);

@@ -1,9 +1,10 @@
 /**
  * The wallet and withdrawals in Chromium at 390x844 against the real server: a member pays for 120 minutes on demo
  * device 1 with WeChat Pay (the sandbox cashier), which credits the demo partner's 20% share; the partner lands
- * on /wallet, sees it, is refused an amount under 1 yuan, requests 1 yuan after a confirmation (frozen at once);
- * the admin approves it and marks it paid with a transfer reference, each confirmed; the partner sees the
- * timeline. The merchant reaches its own wallet from the 钱包 tile on 首页.
+ * on /wallet, sees it and their own rule (venue 1, 20%), is refused an amount under 1 yuan, requests 1 yuan after
+ * a confirmation (frozen at once); the admin filters the requests by merchant, approves it and marks it paid with a
+ * transfer reference, each confirmed; the partner sees the timeline. The merchant reaches its own wallet from the
+ * 钱包 tile on 首页.
  */
 import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
@@ -78,6 +79,10 @@ describe('wallet and withdrawals', () => {
         .getByText(/¥1\.12 来自使用中的设备/)
         .waitFor();
       expect(await page.getByRole('button', { name: '申请提现' }).isDisabled()).toBe(true);
+      // The partner's own rule, with the ratio and since when it applies.
+      const rule = page.getByTestId('my-share-rule');
+      await rule.filter({ hasText: '星河广场店' }).filter({ hasText: '20%' }).waitFor();
+      expect(await rule.count()).toBe(1);
       await screenshot(page, 'wallet-partner-running');
 
       // The 120 minutes pass: the scheduler ends the session as it does at ends_at.
@@ -115,6 +120,9 @@ describe('wallet and withdrawals', () => {
 
     await as('admin', async (page) => {
       await page.goto(`${app.url}/merchant/withdrawals`);
+      // The admin narrows the list to the demo merchant with the merchant filter.
+      await page.getByTestId('withdrawal-row').first().waitFor();
+      await page.getByRole('combobox', { name: '商户' }).selectOption({ label: '星河共享自助' });
       const row = page.getByTestId('withdrawal-row').filter({ hasText: '合伙人 · 李娜' }).first();
       await row.click();
       await page.getByTestId('withdrawal-detail').waitFor();
@@ -155,6 +163,7 @@ describe('wallet and withdrawals', () => {
       // 600 - 36 fee - 112 share = 452 fen.
       await page.getByTestId('available').getByText('¥4.52').waitFor();
       await page.getByText('结算钱包 · 可提现').waitFor();
+      expect(await page.getByTestId('my-share-rule').count()).toBe(0);
     });
   });
 });

@@ -65,24 +65,27 @@ function Row({ title, sub, fen }: { title: ReactNode; sub: ReactNode; fen?: numb
   );
 }
 
+/** The parts of a row's second line that are there, joined. */
+const line = (...parts: (string | null | undefined | false)[]) => parts.filter(Boolean).join(' · ');
+
 const entryRow = (e: MemberWalletEntry) => (
   <Row
-    title={`${KIND_LABELS[e.kind] ?? e.kind}${e.bucket === 'bonus' ? '（赠送）' : ''}`}
-    sub={`${shortTime(e.created_at)} · ${e.order_no ?? e.memo}`}
+    title={`${KIND_LABELS[e.kind] ?? e.kind}${e.bucket === 'bonus' && e.kind !== 'bonus_credit' ? '（赠送余额）' : ''}`}
+    sub={line(shortTime(e.created_at), e.order_no ?? e.memo)}
     fen={e.amount_fen}
   />
 );
 const orderRow = (o: MemberOrder) => (
   <Row
     title={`${o.kind === 'recharge' ? '充值' : (o.device_name ?? '消费')} · ${METHOD_LABELS[o.method]} · ${ORDER_STATUS_LABELS[o.status] ?? o.status}`}
-    sub={`${shortTime(o.created_at)} · ${o.order_no}${o.refunded_fen > 0 ? ` · 已退 ${formatFen(o.refunded_fen)}` : ''}`}
+    sub={line(shortTime(o.created_at), o.order_no, o.refunded_fen > 0 && `已退 ${formatFen(o.refunded_fen)}`)}
     fen={o.amount_fen}
   />
 );
 const sessionRow = (s: MemberSession) => (
   <Row
     title={`${s.device_name} · ${s.minutes} 分钟 · ${SESSION_STATUS[s.status] ?? s.status}`}
-    sub={`${s.started_at ? shortTime(s.started_at) : '未开始'} · ${s.order_no}`}
+    sub={line(s.started_at ? shortTime(s.started_at) : '未开始', s.order_no)}
   />
 );
 
