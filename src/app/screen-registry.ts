@@ -1,7 +1,9 @@
 /**
  * Lazily loaded screens, one chunk per module, keyed by `RouteDef.screen` (e.g. `merchant/venues` is
  * `src/screens/merchant/venues.tsx`). Any screen file present is picked up; a route whose file is missing shows
- * the not-found screen instead of breaking the build.
+ * the not-found screen instead of breaking the build. Only routed screens sit directly in an area folder: a
+ * screen's pieces live in `<area>/parts/`, shared pieces in `shared/`, because every key of this glob puts a
+ * loader and its preload list into the entry chunk that `/user/pay` loads (docs/client.md).
  */
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { RouteDef } from '../domain/routes';
@@ -14,7 +16,7 @@ export interface ScreenProps {
 
 type ScreenModule = { default: ComponentType<ScreenProps> };
 
-const modules = import.meta.glob<ScreenModule>('../screens/**/*.tsx');
+const modules = import.meta.glob<ScreenModule>(['../screens/*/*.tsx', '!../screens/shared/*']);
 const cache = new Map<string, LazyExoticComponent<ComponentType<ScreenProps>>>();
 
 export function screenKeys(): string[] {

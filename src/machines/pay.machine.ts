@@ -7,7 +7,7 @@
  */
 import { assign } from 'xstate';
 import { initialPayContext, okValue, paySetup, pollingStates, refusal, refusalUnknown } from './pay.setup';
-export { deviceIsAvailable, newIdempotencyKey, selectedPriceOf, walletBalanceOf } from './pay.setup';
+export { deviceIsAvailable, selectedPriceOf, walletBalanceOf } from './pay.setup';
 export type PayMachine = typeof payMachine;
 
 /** The pay journey of one device page. */

@@ -12,6 +12,7 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 import type { JsapiParams, OrderStatus, PayRequest, PayResponse } from '../domain/api';
+import { newIdempotencyKey } from '../domain/idempotency-key';
 import type {
   LoadOutcome,
   PayAttempt,
@@ -37,17 +38,6 @@ export function refusal(error: RequestError, retry: RetryStage): PayFailure {
   return { code: error.code, message: error.message, retry };
 }
 
-/** A v4 UUID; `crypto.randomUUID` needs a secure context, `getRandomValues` works everywhere. */
-export function newIdempotencyKey(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  const b = crypto.getRandomValues(new Uint8Array(16));
-  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
-  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
-  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-/** Wallet balance of the member at the device's merchant (0 when signed in without a wallet there yet). */
 /** The context a pay journey starts with: the device and venue of the page, and a stored attempt if any. */
 export function initialPayContext(input: PayInput): PayContext {
   return {
@@ -67,6 +57,7 @@ export function initialPayContext(input: PayInput): PayContext {
   };
 }
 
+/** Wallet balance of the member at the device's merchant (0 when signed in without a wallet there yet). */
 export function walletBalanceOf(context: PayContext): number {
   const data = context.data;
   if (!data?.profile) return 0;

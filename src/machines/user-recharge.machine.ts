@@ -6,7 +6,7 @@
  */
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import type { JsapiParams, OrderStatus, RechargePackage, RechargeResponse } from '../domain/api';
-import { newIdempotencyKey } from './pay.setup';
+import { newIdempotencyKey } from '../domain/idempotency-key';
 import type { Outcome, PaymentPromptResult, RequestError } from './pay.types';
 
 export interface RechargeContext {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { redirectFor } from '../../src/app/app-routes';
-import { hasScreen } from '../../src/app/screen-registry';
+import { hasScreen, screenKeys } from '../../src/app/screen-registry';
 import { ROUTES, effectivePath, matchRoute } from '../../src/domain/routes';
 
 const SPEC_PATHS = [
@@ -53,6 +53,11 @@ describe('route table', () => {
 
   it('every route but / has a lazily loaded screen module', () => {
     for (const r of ROUTES.filter((r) => r.path !== '/')) expect(hasScreen(r.screen), r.screen).toBe(true);
+  });
+
+  it('the lazy registry holds routed screens only (pieces live in parts/ or shared/, off the entry chunk)', () => {
+    const routed = new Set(ROUTES.map((r) => r.screen));
+    expect(screenKeys().filter((k) => !routed.has(k))).toEqual([]);
   });
 
   it('/daily/cash shows the cash report screen; add and edit share the merchant screen', () => {

@@ -13,7 +13,7 @@ import { ConfirmDialog, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { StaffPage } from '../shared/staff-page';
-import { ProductForm } from './product-form';
+import { ProductForm } from './parts/product-form';
 
 const PAGE_SIZE = 20;
 type Pending = { kind: 'retire' | 'restore' | 'delete'; product: Product } | null;

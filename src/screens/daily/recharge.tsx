@@ -1,5 +1,5 @@
 import type { ScreenProps } from '../../app/screen-registry';
-import { ReportScreen } from '../reports/report-screen';
+import { ReportScreen } from '../reports/parts/report-screen';
 
 /** 充值日报: one day's recharges by method (WeChat, cash); an employee sees the cash recharges they took. */
 export default function DailyRechargeScreen({ route }: ScreenProps) {

@@ -11,8 +11,8 @@ import { cashRechargeMachine, creditOf, type CashRechargeBody } from '../../mach
 import { ConfirmDialog, Loading, Money } from '../../ui';
 import { FormField } from '../../ui/form-field';
 import { StaffPage } from '../shared/staff-page';
-import { MemberCard, PackagePicker, TodaysCash } from './cash-recharge-parts';
-import { CodeScanner, canScanCodes } from './code-scanner';
+import { MemberCard, PackagePicker, TodaysCash } from './parts/cash-recharge-parts';
+import { CodeScanner, canScanCodes } from './parts/code-scanner';
 
 const newKey = () =>
   typeof crypto.randomUUID === 'function'

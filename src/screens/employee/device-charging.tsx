@@ -7,7 +7,7 @@ import { employeeApi } from '../../http/employee-api';
 import { toOutcome } from '../../http/outcome';
 import { ConfirmDialog, EmptyState, ErrorState, Loading, Toast } from '../../ui';
 import { StaffPage } from '../shared/staff-page';
-import { DeviceBoardList } from './device-board-list';
+import { DeviceBoardList } from './parts/device-board-list';
 import { useLiveRefresh } from './use-live-refresh';
 
 const REFRESH_MS = 10_000;

@@ -9,7 +9,7 @@ import { toOutcome } from '../../http/outcome';
 import { ConfirmDialog, EmptyState, Loading } from '../../ui';
 import { FormField } from '../../ui/form-field';
 import { StaffPage } from '../shared/staff-page';
-import { CodeScanner, canScanCodes } from './code-scanner';
+import { CodeScanner, canScanCodes } from './parts/code-scanner';
 
 type Phase =
   | { at: 'idle' }

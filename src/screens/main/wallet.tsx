@@ -10,8 +10,8 @@ import { EmptyState, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { MoneyActionDialog, type ActionTexts } from '../shared/money-action-dialog';
 import { StaffPage } from '../shared/staff-page';
-import { PartnerRules } from './partner-rules';
-import { EntryRow, OwnWithdrawalRow, WalletSummary } from './wallet-parts';
+import { PartnerRules } from './parts/partner-rules';
+import { EntryRow, OwnWithdrawalRow, WalletSummary } from './parts/wallet-parts';
 
 const PAGE_SIZE = 10;
 

@@ -8,10 +8,10 @@ import { ConfirmDialog, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { StaffPage } from '../shared/staff-page';
-import { DeviceAddForm, DeviceEditForm, DeviceMoveForm } from './device-form';
-import { DeviceQrPanel, LabelSheet } from './device-labels';
-import { DeviceRow, type RowAction } from './device-row';
-import { DeviceToolbar, type Filter } from './device-toolbar';
+import { DeviceAddForm, DeviceEditForm, DeviceMoveForm } from './parts/device-form';
+import { DeviceQrPanel, LabelSheet } from './parts/device-labels';
+import { DeviceRow, type RowAction } from './parts/device-row';
+import { DeviceToolbar, type Filter } from './parts/device-toolbar';
 
 const PAGE_SIZE = 20;
 type Open =

@@ -9,7 +9,7 @@ import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { shortTime } from '../../ui/user/format';
 import { StaffPage } from '../shared/staff-page';
-import { FeedbackReplyForm } from './feedback-reply-form';
+import { FeedbackReplyForm } from './parts/feedback-reply-form';
 
 const PAGE_SIZE = 20;
 type State = keyof typeof FEEDBACK_STATES | '';

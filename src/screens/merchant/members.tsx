@@ -10,7 +10,7 @@ import { Sheet } from '../../ui/sheet';
 import { shortTime } from '../../ui/user/format';
 import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffPage } from '../shared/staff-page';
-import { MemberDetail } from './member-detail';
+import { MemberDetail } from './parts/member-detail';
 
 const PAGE_SIZE = 20;
 

@@ -14,7 +14,7 @@ import { OrderedRow, useListActions } from '../shared/ordered-row';
 import { StaffPage } from '../shared/staff-page';
 import { useEditing } from '../shared/use-editing';
 import { useLast } from '../shared/use-last';
-import { PackageForm } from './package-form';
+import { PackageForm } from './parts/package-form';
 
 /** A merchant has at most 50 packages (the server's limit), so one page holds them all. */
 const PAGE_SIZE = 50;

@@ -11,8 +11,8 @@ import { Sheet } from '../../ui/sheet';
 import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffPage } from '../shared/staff-page';
 import { useLast } from '../shared/use-last';
-import { VenueDetail } from './venue-detail';
-import { VenueForm } from './venue-form';
+import { VenueDetail } from './parts/venue-detail';
+import { VenueForm } from './parts/venue-form';
 
 const PAGE_SIZE = 20;
 

@@ -12,7 +12,7 @@ import { Sheet } from '../../ui/sheet';
 import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { MoneyActionDialog, type ActionTexts } from '../shared/money-action-dialog';
 import { StaffPage } from '../shared/staff-page';
-import { WithdrawalDetail, WithdrawalRow, type AdminAction } from './withdrawal-detail';
+import { WithdrawalDetail, WithdrawalRow, type AdminAction } from './parts/withdrawal-detail';
 
 const PAGE_SIZE = 20;
 

@@ -1,5 +1,5 @@
 import type { ScreenProps } from '../../app/screen-registry';
-import { ReportScreen } from './report-screen';
+import { ReportScreen } from './parts/report-screen';
 
 /**
  * 现金报表 (`/reports/cash`) and 现金日报 (`/daily/cash`, the same screen, one day at a time): cash recharges and

@@ -1,5 +1,5 @@
 import type { ScreenProps } from '../../app/screen-registry';
-import { ReportScreen } from './report-screen';
+import { ReportScreen } from './parts/report-screen';
 
 /** 按场地与支付方式统计消费金额，退款单列。 */
 export default function ConsumptionReportScreen({ route }: ScreenProps) {

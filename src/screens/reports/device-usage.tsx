@@ -1,5 +1,5 @@
 import type { ScreenProps } from '../../app/screen-registry';
-import { ReportScreen } from './report-screen';
+import { ReportScreen } from './parts/report-screen';
 
 /** 按设备统计使用次数、使用时长、收入与利用率。 */
 export default function DeviceUsageReportScreen({ route }: ScreenProps) {

@@ -10,7 +10,7 @@ import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { shortTime } from '../../ui/user/format';
 import { StaffPage } from '../shared/staff-page';
-import { RulesToolbar, ShareRuleForm } from './share-rule-form';
+import { RulesToolbar, ShareRuleForm } from './parts/share-rule-form';
 
 const PAGE_SIZE = 20;
 

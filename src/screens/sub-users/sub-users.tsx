@@ -10,7 +10,7 @@ import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffPage } from '../shared/staff-page';
-import { SubUserForm } from './sub-user-form';
+import { SubUserForm } from './parts/sub-user-form';
 
 const PAGE_SIZE = 20;
 

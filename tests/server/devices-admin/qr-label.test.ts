@@ -6,7 +6,7 @@ import jsQR from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../../src/domain/api';
 import type { Device } from '../../../src/domain/devices.schema';
-import { qrSvg } from '../../../src/screens/merchant/device-qr';
+import { qrSvg } from '../../../src/screens/merchant/parts/device-qr';
 import { createTestApp, type TestApp } from '../test-app';
 import { as, send } from './helpers';
 

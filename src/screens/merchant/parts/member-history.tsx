@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
-import { useRequest } from '../../app/use-request';
-import type { Page } from '../../domain/api';
+import { useRequest } from '../../../app/use-request';
+import type { Page } from '../../../domain/api';
 import {
   KIND_LABELS,
   type MemberHistory as HistoryKind,
@@ -8,13 +8,13 @@ import {
   type MemberSession,
   type MemberWalletEntry,
   type MerchantMember,
-} from '../../domain/members.schema';
-import { formatFen } from '../../domain/money';
-import { METHOD_LABELS } from '../../domain/reports.schema';
-import { membersApi } from '../../http/people-api';
-import { Money } from '../../ui';
-import { ResourceList } from '../../ui/resource-list';
-import { ORDER_STATUS_LABELS, shortTime } from '../../ui/user/format';
+} from '../../../domain/members.schema';
+import { formatFen } from '../../../domain/money';
+import { METHOD_LABELS } from '../../../domain/reports.schema';
+import { membersApi } from '../../../http/people-api';
+import { Money } from '../../../ui';
+import { ResourceList } from '../../../ui/resource-list';
+import { ORDER_STATUS_LABELS, shortTime } from '../../../ui/user/format';
 
 const PAGE_SIZE = 10;
 

@@ -1,5 +1,5 @@
-import type { DeviceOptions, DeviceStatus } from '../../domain/devices.schema';
-import { DEVICE_STATUSES } from '../../domain/devices.schema';
+import type { DeviceOptions, DeviceStatus } from '../../../domain/devices.schema';
+import { DEVICE_STATUSES } from '../../../domain/devices.schema';
 
 export type Filter = {
   q: string;

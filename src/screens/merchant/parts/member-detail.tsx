@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import { useForm } from '../../app/use-form';
-import { parseYuan } from '../../domain/money';
-import { BonusCreditSchema, type MerchantMember } from '../../domain/members.schema';
-import { membersApi } from '../../http/people-api';
-import { newIdempotencyKey } from '../../machines/pay.setup';
-import { ConfirmDialog, Money } from '../../ui';
-import { FormField } from '../../ui/form-field';
-import { StaffForm, TextField } from '../shared/form-parts';
+import { useForm } from '../../../app/use-form';
+import { parseYuan } from '../../../domain/money';
+import { BonusCreditSchema, type MerchantMember } from '../../../domain/members.schema';
+import { membersApi } from '../../../http/people-api';
+import { newIdempotencyKey } from '../../../domain/idempotency-key';
+import { ConfirmDialog, Money } from '../../../ui';
+import { FormField } from '../../../ui/form-field';
+import { StaffForm, TextField } from '../../shared/form-parts';
 import { MemberHistory } from './member-history';
 
 /** A member's page at one merchant: balances, wallet entries, orders and sessions (each paged), and a bonus credit. */

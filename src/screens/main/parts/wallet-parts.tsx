@@ -1,6 +1,6 @@
-import { formatFen } from '../../domain/money';
-import type { WalletEntry, WalletView, Withdrawal } from '../../domain/wallet.schema';
-import { localTime, WithdrawalStatusBadge, WithdrawalTimeline } from '../../ui/withdrawal-timeline';
+import { formatFen } from '../../../domain/money';
+import type { WalletEntry, WalletView, Withdrawal } from '../../../domain/wallet.schema';
+import { localTime, WithdrawalStatusBadge, WithdrawalTimeline } from '../../../ui/withdrawal-timeline';
 
 const signed = (fen: number) => (fen > 0 ? `+${formatFen(fen)}` : formatFen(fen));
 

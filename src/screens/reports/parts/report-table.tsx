@@ -1,5 +1,5 @@
 /** A compact table for report figures: sticky first column, numbers right-aligned, scrolls sideways at 390 px. */
-import type { Column } from './report-config';
+import type { Column } from '../report-config';
 
 export interface ReportTableProps<R> {
   title: string;

@@ -1,7 +1,7 @@
-import { useForm } from '../../app/use-form';
-import { VenueFormSchema, type Venue } from '../../domain/venues.schema';
-import { venuesApi } from '../../http/venues-api';
-import { StaffForm, TextField } from '../shared/form-parts';
+import { useForm } from '../../../app/use-form';
+import { VenueFormSchema, type Venue } from '../../../domain/venues.schema';
+import { venuesApi } from '../../../http/venues-api';
+import { StaffForm, TextField } from '../../shared/form-parts';
 
 /**
  * Add or edit a venue's name and address; `onDone(true)` after a save, `onDone(false)` when the user leaves. A new

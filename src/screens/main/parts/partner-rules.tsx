@@ -1,8 +1,8 @@
-import { useRequest } from '../../app/use-request';
-import { formatBp } from '../../domain/profit-sharing.schema';
-import { profitSharingApi } from '../../http/people-api';
-import { ErrorState, Loading } from '../../ui';
-import { localTime } from '../../ui/withdrawal-timeline';
+import { useRequest } from '../../../app/use-request';
+import { formatBp } from '../../../domain/profit-sharing.schema';
+import { profitSharingApi } from '../../../http/people-api';
+import { ErrorState, Loading } from '../../../ui';
+import { localTime } from '../../../ui/withdrawal-timeline';
 
 /**
  * The signed-in partner's own profit-sharing rules on `/wallet`: which venue, what share of its online income, and

@@ -1,16 +1,16 @@
-import { useForm } from '../../app/use-form';
-import { useRequest } from '../../app/use-request';
+import { useForm } from '../../../app/use-form';
+import { useRequest } from '../../../app/use-request';
 import {
   ShareRuleInputSchema,
   ShareRuleUpdateSchema,
   bpFromPercent,
   type ShareRule,
-} from '../../domain/profit-sharing.schema';
-import { profitSharingApi, subUsersApi } from '../../http/people-api';
-import { venuesApi } from '../../http/venues-api';
-import { FormField } from '../../ui/form-field';
-import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
-import { StaffForm } from '../shared/form-parts';
+} from '../../../domain/profit-sharing.schema';
+import { profitSharingApi, subUsersApi } from '../../../http/people-api';
+import { venuesApi } from '../../../http/venues-api';
+import { FormField } from '../../../ui/form-field';
+import { AdminMerchantFilter } from '../../shared/admin-merchant-filter';
+import { StaffForm } from '../../shared/form-parts';
 
 /** The venues and active partners a new rule may name: the merchant's own (the admin's: the chosen merchant's). */
 const loadOptions = (merchant_id: number | undefined) =>

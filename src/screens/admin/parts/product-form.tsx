@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
-import { useForm } from '../../app/use-form';
-import { PRODUCT_CATEGORIES, ProductInputSchema, type Product } from '../../domain/products.schema';
-import { productsApi } from '../../http/products-api';
-import { ConfirmDialog } from '../../ui';
-import { FormField } from '../../ui/form-field';
+import { useForm } from '../../../app/use-form';
+import { PRODUCT_CATEGORIES, ProductInputSchema, type Product } from '../../../domain/products.schema';
+import { productsApi } from '../../../http/products-api';
+import { ConfirmDialog } from '../../../ui';
+import { FormField } from '../../../ui/form-field';
 
 /** Add or edit one device model; `onDone(true)` after a save, `onDone(false)` when the user leaves. */
 export function ProductForm({

@@ -1,7 +1,7 @@
 /** Pieces of the cash desk screen: the member card, the package and amount picker, and today's list. */
-import type { CashRechargeList, EmployeeMember, EmployeePackage } from '../../domain/cash-recharge.schema';
-import { formatMemberCode } from '../../domain/member-code';
-import { Money } from '../../ui';
+import type { CashRechargeList, EmployeeMember, EmployeePackage } from '../../../domain/cash-recharge.schema';
+import { formatMemberCode } from '../../../domain/member-code';
+import { Money } from '../../../ui';
 
 export function MemberCard({ member, onClear }: { member: EmployeeMember; onClear?: () => void }) {
   return (

@@ -1,9 +1,9 @@
 import { useCallback, useState } from 'react';
-import { useRequest } from '../../app/use-request';
-import { venuesApi } from '../../http/venues-api';
-import { ErrorState, Loading, Toast } from '../../ui';
-import { Sheet } from '../../ui/sheet';
-import { useLast } from '../shared/use-last';
+import { useRequest } from '../../../app/use-request';
+import { venuesApi } from '../../../http/venues-api';
+import { ErrorState, Loading, Toast } from '../../../ui';
+import { Sheet } from '../../../ui/sheet';
+import { useLast } from '../../shared/use-last';
 import { VenueForm } from './venue-form';
 import { VenuePrices } from './venue-prices';
 

@@ -1,7 +1,7 @@
 /** The rows of the live device board: status, online, what runs and the time left, counting down. */
-import type { BoardDevice } from '../../domain/device-control.schema';
-import { Money } from '../../ui';
-import { Countdown } from '../../ui/user/countdown';
+import type { BoardDevice } from '../../../domain/device-control.schema';
+import { Money } from '../../../ui';
+import { Countdown } from '../../../ui/user/countdown';
 
 const STATUS: Record<BoardDevice['status'], { label: string; badge: string }> = {
   idle: { label: '空闲', badge: 'badge-success' },

@@ -5,15 +5,15 @@
  */
 import { lazy, Suspense, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { loadMe } from '../../app/staff-features';
-import { useRequest } from '../../app/use-request';
-import type { ReportAnswers, ReportKind } from '../../domain/reports.schema';
-import type { RouteDef } from '../../domain/routes';
-import { reportPath, reportsApi } from '../../http/reports-api';
-import { ErrorState, Loading } from '../../ui/states';
-import { StaffPage } from '../shared/staff-page';
+import { loadMe } from '../../../app/staff-features';
+import { useRequest } from '../../../app/use-request';
+import type { ReportAnswers, ReportKind } from '../../../domain/reports.schema';
+import type { RouteDef } from '../../../domain/routes';
+import { reportPath, reportsApi } from '../../../http/reports-api';
+import { ErrorState, Loading } from '../../../ui/states';
+import { StaffPage } from '../../shared/staff-page';
 import { CsvExport } from './csv-export';
-import { REPORT_CONFIG, type KindConfig } from './report-config';
+import { REPORT_CONFIG, type KindConfig } from '../report-config';
 import { ReportFilterBar, type ReportFilters } from './report-filters';
 import { ReportTable } from './report-table';
 

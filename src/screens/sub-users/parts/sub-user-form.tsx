@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { useForm } from '../../app/use-form';
+import { useForm } from '../../../app/use-form';
 import {
   SUB_USER_ROLES,
   SubUserInputSchema,
   SubUserUpdateSchema,
   type SubUser,
-} from '../../domain/sub-users.schema';
-import { subUsersApi } from '../../http/people-api';
-import { FormField } from '../../ui/form-field';
-import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
-import { StaffForm, TextField } from '../shared/form-parts';
+} from '../../../domain/sub-users.schema';
+import { subUsersApi } from '../../../http/people-api';
+import { FormField } from '../../../ui/form-field';
+import { AdminMerchantFilter } from '../../shared/admin-merchant-filter';
+import { StaffForm, TextField } from '../../shared/form-parts';
 
 /** Editing: an empty password keeps the current one. */
 const EditSchema = SubUserUpdateSchema.extend({

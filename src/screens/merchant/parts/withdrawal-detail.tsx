@@ -1,7 +1,7 @@
-import { formatFen } from '../../domain/money';
-import { ROLE_LABELS, type Role } from '../../domain/levels';
-import type { Withdrawal } from '../../domain/wallet.schema';
-import { localTime, WithdrawalStatusBadge, WithdrawalTimeline } from '../../ui/withdrawal-timeline';
+import { formatFen } from '../../../domain/money';
+import { ROLE_LABELS, type Role } from '../../../domain/levels';
+import type { Withdrawal } from '../../../domain/wallet.schema';
+import { localTime, WithdrawalStatusBadge, WithdrawalTimeline } from '../../../ui/withdrawal-timeline';
 
 export type AdminAction = 'approve' | 'reject' | 'pay';
 

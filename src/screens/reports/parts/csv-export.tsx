@@ -1,7 +1,7 @@
 /** The CSV export button: streams the file with a progress line and a cancel button, then saves it. */
 import { useRef, useState } from 'react';
-import { downloadCsv } from '../../http/reports-api';
-import { Toast } from '../../ui/toast';
+import { downloadCsv } from '../../../http/reports-api';
+import { Toast } from '../../../ui/toast';
 
 const kb = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
 

@@ -1,8 +1,8 @@
-import { useForm } from '../../app/use-form';
-import { fenToYuanText } from '../../domain/money.schema';
-import { PriceFormSchema, type VenuePrice } from '../../domain/venues.schema';
-import { venuesApi } from '../../http/venues-api';
-import { ActiveField, StaffForm, TextField } from '../shared/form-parts';
+import { useForm } from '../../../app/use-form';
+import { fenToYuanText } from '../../../domain/money.schema';
+import { PriceFormSchema, type VenuePrice } from '../../../domain/venues.schema';
+import { venuesApi } from '../../../http/venues-api';
+import { ActiveField, StaffForm, TextField } from '../../shared/form-parts';
 
 /** Add or edit one service price of a venue: name, minutes, price typed in yuan (sent as fen), active. */
 export function PriceForm({

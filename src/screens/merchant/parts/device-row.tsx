@@ -1,4 +1,4 @@
-import { DEVICE_STATUSES, type Device } from '../../domain/devices.schema';
+import { DEVICE_STATUSES, type Device } from '../../../domain/devices.schema';
 
 export type RowAction = 'qr' | 'edit' | 'move' | 'toggle';
 

@@ -1,6 +1,6 @@
 import { useCallback, useRef } from 'react';
-import { useForm } from '../../app/use-form';
-import { idFromText } from '../../domain/api';
+import { useForm } from '../../../app/use-form';
+import { idFromText } from '../../../domain/api';
 import {
   DeviceCreateSchema,
   DeviceUpdateSchema,
@@ -8,10 +8,10 @@ import {
   type Device,
   type DeviceOptions,
   type DevicesCreated,
-} from '../../domain/devices.schema';
-import { devicesApi } from '../../http/devices-api';
-import { FormField } from '../../ui/form-field';
-import { StaffForm, type Form } from '../shared/form-parts';
+} from '../../../domain/devices.schema';
+import { devicesApi } from '../../../http/devices-api';
+import { FormField } from '../../../ui/form-field';
+import { StaffForm, type Form } from '../../shared/form-parts';
 
 function Select({
   form,

@@ -4,10 +4,10 @@
  * from the server's local day (`today` of the last answer), so the phone's clock and time zone do not matter.
  */
 import { useState } from 'react';
-import { addDays, daysBetween, MAX_REPORT_DAYS } from '../../domain/reports.schema';
-import type { Merchant } from '../../domain/merchants.schema';
-import type { Option } from '../../http/reports-api';
-import { MerchantFilter } from '../../ui/merchant-filter';
+import { addDays, daysBetween, MAX_REPORT_DAYS } from '../../../domain/reports.schema';
+import type { Merchant } from '../../../domain/merchants.schema';
+import type { Option } from '../../../http/reports-api';
+import { MerchantFilter } from '../../../ui/merchant-filter';
 
 export interface ReportFilters {
   from?: string | undefined;

@@ -1,8 +1,8 @@
-import { useForm } from '../../app/use-form';
-import { fenToYuanText } from '../../domain/money.schema';
-import { PackageFormSchema, type Package } from '../../domain/packages.schema';
-import { packagesApi } from '../../http/packages-api';
-import { ActiveField, StaffForm, TextField } from '../shared/form-parts';
+import { useForm } from '../../../app/use-form';
+import { fenToYuanText } from '../../../domain/money.schema';
+import { PackageFormSchema, type Package } from '../../../domain/packages.schema';
+import { packagesApi } from '../../../http/packages-api';
+import { ActiveField, StaffForm, TextField } from '../../shared/form-parts';
 
 /**
  * Add or edit a recharge package: name, amount paid and bonus typed in yuan (sent as fen), active. A new package

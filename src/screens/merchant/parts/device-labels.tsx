@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'react';
 import { createPortal } from 'react-dom';
-import type { Device } from '../../domain/devices.schema';
+import type { Device } from '../../../domain/devices.schema';
 import './device-labels.css';
 import type * as QrApi from './device-qr';
 

@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
-import { useForm } from '../../app/use-form';
-import { FeedbackReplySchema, type InboxFeedback } from '../../domain/feedback-inbox.schema';
-import { feedbackInboxApi } from '../../http/people-api';
-import { ConfirmDialog } from '../../ui';
-import { FormField } from '../../ui/form-field';
+import { useForm } from '../../../app/use-form';
+import { FeedbackReplySchema, type InboxFeedback } from '../../../domain/feedback-inbox.schema';
+import { feedbackInboxApi } from '../../../http/people-api';
+import { ConfirmDialog } from '../../../ui';
+import { FormField } from '../../../ui/form-field';
 
 /** Reply to one feedback (or change the reply); `onDone(true)` after a save. */
 export function FeedbackReplyForm({

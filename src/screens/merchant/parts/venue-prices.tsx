@@ -1,13 +1,13 @@
 import { useCallback, useState } from 'react';
-import { useRequest } from '../../app/use-request';
-import type { VenuePrice } from '../../domain/venues.schema';
-import { venuesApi } from '../../http/venues-api';
-import { ConfirmDialog, Money } from '../../ui';
-import { ResourceList } from '../../ui/resource-list';
-import { Sheet } from '../../ui/sheet';
-import { moved } from '../shared/move-buttons';
-import { OrderedRow, useListActions } from '../shared/ordered-row';
-import { useLast } from '../shared/use-last';
+import { useRequest } from '../../../app/use-request';
+import type { VenuePrice } from '../../../domain/venues.schema';
+import { venuesApi } from '../../../http/venues-api';
+import { ConfirmDialog, Money } from '../../../ui';
+import { ResourceList } from '../../../ui/resource-list';
+import { Sheet } from '../../../ui/sheet';
+import { moved } from '../../shared/move-buttons';
+import { OrderedRow, useListActions } from '../../shared/ordered-row';
+import { useLast } from '../../shared/use-last';
 import { PriceForm } from './price-form';
 
 /**
