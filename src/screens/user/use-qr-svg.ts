@@ -9,8 +9,8 @@ export function useQrSvg(text: string | undefined): string | null {
   useEffect(() => {
     if (!text) return;
     let live = true;
-    void import('qrcode')
-      .then((qr) => qr.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }))
+    void import('../../ui/qr-code')
+      .then((qr) => qr.qrSvg(text, 1))
       .then((svg) => {
         if (live) setSrc(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
       })

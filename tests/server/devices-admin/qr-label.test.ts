@@ -6,7 +6,7 @@ import jsQR from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../../src/domain/api';
 import type { Device } from '../../../src/domain/devices.schema';
-import { qrSvg } from '../../../src/screens/merchant/parts/device-qr';
+import { qrSvg } from '../../../src/ui/qr-code';
 import { createTestApp, type TestApp } from '../test-app';
 import { as, send } from './helpers';
 
@@ -55,5 +55,10 @@ describe('QR labels', () => {
     expect(decodeSvg(qrSvg(moved.pay_url))).toBe(moved.pay_url);
     expect(decodeSvg(qrSvg(before.pay_url))).toContain('venue_id=1');
     expect(moved.pay_url).toContain('venue_id=2');
+  });
+
+  it('the member code on 我的 comes from the same library and decodes (narrow quiet zone)', () => {
+    const code = '31415926';
+    expect(decodeSvg(qrSvg(code, 1), 6)).toBe(code);
   });
 });

@@ -1,37 +1,11 @@
 /**
- * QR codes of device pay links, drawn from one module matrix (qrcode-generator, docs/devices.md "QR labels"): an
- * SVG for the label sheet and the download, a PNG drawn on a canvas. Loaded only with the device label chunk,
- * never on the pay page.
+ * QR codes of device pay links (docs/devices.md "QR labels"): the SVG of `src/ui/qr-code.ts` for the label sheet and
+ * the download, a PNG drawn on a canvas from the same matrix. Loaded only with the device label chunk, never on the
+ * pay page.
  */
-import qrcode from 'qrcode-generator';
+import { QR_MARGIN, qrMatrix, qrSvg } from '../../../ui/qr-code';
 
-/** Quiet zone around the code, in modules (the QR standard asks for 4). */
-export const QR_MARGIN = 4;
-
-/** The dark modules of `text`'s QR code (error correction M: a scratched label still scans). */
-export function qrMatrix(text: string): boolean[][] {
-  const q = qrcode(0, 'M');
-  q.addData(text);
-  q.make();
-  const n = q.getModuleCount();
-  return Array.from({ length: n }, (_, r) => Array.from({ length: n }, (_, c) => q.isDark(r, c)));
-}
-
-/** A scalable SVG: one path of 1x1 squares on a white square, sized by its container. */
-export function qrSvg(text: string): string {
-  const m = qrMatrix(text);
-  const size = m.length + QR_MARGIN * 2;
-  let d = '';
-  m.forEach((row, r) =>
-    row.forEach((dark, c) => {
-      if (dark) d += `M${c + QR_MARGIN} ${r + QR_MARGIN}h1v1h-1z`;
-    }),
-  );
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" shape-rendering="crispEdges">` +
-    `<rect width="${size}" height="${size}" fill="#fff"/><path d="${d}" fill="#000"/></svg>`
-  );
-}
+export { qrSvg };
 
 /** A PNG of `scale` pixels per module. */
 export function qrPng(text: string, scale = 10): Promise<Blob> {
