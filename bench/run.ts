@@ -110,11 +110,12 @@ async function main() {
   console.log(table(rows));
   // BENCH_ONLY runs some sections: the other sections' rows of the last full run are kept.
   const resultsFile = path.join(root, 'bench', 'results.json');
-  const ran = new Set(rows.map((r) => r.section));
+  // A section run on one database only (BENCH_REPORT_DBS) keeps its rows of the other.
+  const ran = new Set(rows.map((r) => `${r.section}/${r.db ?? ''}`));
   const kept: BenchRow[] =
     only && fs.existsSync(resultsFile)
       ? ((JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { rows?: BenchRow[] }).rows ?? []).filter(
-          (r) => !ran.has(r.section),
+          (r) => !ran.has(`${r.section}/${r.db ?? ''}`),
         )
       : [];
   const out = {

@@ -12,3 +12,4 @@ export * from './withdrawals';
 export * from './wechat-pay';
 export * from './sandbox';
 export * from './people';
+export * from './reports';

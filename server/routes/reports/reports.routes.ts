@@ -24,6 +24,7 @@ import { notFound } from '../../lib/errors';
 import { parseQuery } from '../../lib/validate';
 import { buildReport } from './reports.build';
 import { contentDisposition, csvFileName, csvRecords, csvStream } from './reports.csv';
+import { withRollups } from './reports.split';
 import { todayIn, type ReportScope } from './reports.sql';
 
 const REPORT_FEATURES: Record<ReportKind, Feature> = {
@@ -85,7 +86,7 @@ async function answer(c: Context<AppEnv>, kind: ReportKind, q: Asked, daily: boo
     tz: env.TZ,
     now: at,
   };
-  const body = await buildReport(kind, db, scope);
+  const body = await buildReport(kind, db, await withRollups(db, scope));
   const report = {
     report: kind,
     from: scope.from,

@@ -11,7 +11,8 @@ import type {
   RechargeReport,
 } from '../../../src/domain/reports.schema';
 import { bearer } from '../test-app';
-import { createWorld, type World } from './report-world';
+import { rollUpReports } from '../../../server/services/report-rollup';
+import { createWorld, NOW, type World } from './report-world';
 
 let w: World;
 const tokens = new Map<string, string>();
@@ -186,3 +187,27 @@ describe('totals equal the sum of rows, for every report and every scope', () =>
         }
       });
 });
+
+describe('after the daily rollup (docs/decisions.md D21)', () => {
+  it('every report answers the same hand-computed figures from the rolled days', async () => {
+    const kinds = ['device-usage', 'recharge', 'cash', 'consumption'] as const;
+    const users = ['merchant', 'admin', 'employee'] as const;
+    const before = new Map<string, unknown>();
+    for (const kind of kinds)
+      for (const user of users)
+        if (user !== 'employee' || kind === 'cash') before.set(`${kind}/${user}`, await reportAs(kind, user));
+    const run = await rollUpReports(w.t.deps.db, w.t.deps.env.TZ, NOW);
+    // The 3rd is today; every closed day from the first order's (31 Oct) is rolled.
+    expect(run.rolled).toEqual(['2026-10-31', '2026-11-01', '2026-11-02']);
+    for (const [key, answer] of before) {
+      const [kind, user] = key.split('/') as [(typeof kinds)[number], (typeof users)[number]];
+      expect(await reportAs(kind, user), key).toEqual(answer);
+    }
+  });
+});
+
+/** A report (the daily cash screen for the employee) over 30 Oct..3 Nov. */
+const reportAs = (kind: string, user: string) =>
+  user === 'employee'
+    ? get(`/daily/cash?date=2026-11-02`, user)
+    : get(`/reports/${kind}?from=2026-10-30&to=2026-11-03`, user);
