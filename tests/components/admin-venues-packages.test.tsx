@@ -1,15 +1,16 @@
 // @vitest-environment node
 import './user-dom';
 /**
- * `/merchant/venues` and `/merchant/packages` as the platform admin, against the real server in process: every
- * merchant's rows with the merchant's name, the merchant filter narrowing the list, and 新增 offered only once a
- * merchant is chosen (the new row is created for that merchant).
+ * `/merchant/venues`, `/merchant/packages` and `/merchant/devices` as the platform admin, against the real server in
+ * process: every merchant's rows, the one merchant filter (`AdminMerchantFilter`) narrowing the list, and adding
+ * offered only once a merchant is chosen (the new row is created for that merchant).
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packages, venues } from '../../server/db/schema';
+import { devices, packages, venues } from '../../server/db/schema';
 import { ROUTES } from '../../src/domain/routes';
+import DevicesScreen from '../../src/screens/merchant/devices';
 import PackagesScreen from '../../src/screens/merchant/packages';
 import VenuesScreen from '../../src/screens/merchant/venues';
 import { addOtherMerchant, type OtherMerchant } from '../server/catalogue-fixtures';
@@ -70,5 +71,32 @@ describe('the admin on the catalogue screens', () => {
     const [row] = await h.t.deps.db.select().from(packages).where(eq(packages.name, 'B 充 50'));
     expect(row).toMatchObject({ merchant_id: b.merchant_id, pay_fen: 5000, bonus_fen: 0 });
     expect(screen.getAllByRole('button', { name: '上移' }).length).toBeGreaterThan(0);
+  });
+
+  it('devices: all merchants, filtered by merchant; added devices go to the chosen merchant and its venue', async () => {
+    cleanup();
+    render(<DevicesScreen route={routeOf('merchant-devices')} params={{}} />);
+    await waitFor(() => expect(screen.getAllByTestId('device-row')).toHaveLength(6));
+    expect((screen.getByRole('button', { name: '批量添加' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByText('添加设备前，请先选择所属商户。')).toBeTruthy();
+    await chooseMerchant('merchant-b 商户');
+    await screen.findByText('暂无设备');
+    const venueFilter = screen.getByLabelText('场地') as HTMLSelectElement;
+    await waitFor(() =>
+      expect([...venueFilter.options].map((o) => o.textContent)).toEqual(['全部场地', 'B 场地', 'B 新场地']),
+    );
+    await waitFor(() =>
+      expect((screen.getByRole('button', { name: '批量添加' }) as HTMLButtonElement).disabled).toBe(false),
+    );
+    fireEvent.click(screen.getByRole('button', { name: '批量添加' }));
+    fireEvent.change(await screen.findByLabelText('名称前缀'), { target: { value: 'B 桩 ' } });
+    fireEvent.change(screen.getByLabelText('数量'), { target: { value: '2' } });
+    fireEvent.click(screen.getByRole('button', { name: '确认添加' }));
+    await waitFor(() => expect(screen.getAllByTestId('device-row')).toHaveLength(2));
+    const added = await h.t.deps.db.select().from(devices).where(eq(devices.merchant_id, b.merchant_id));
+    expect(added.map((d) => [d.name, d.venue_id])).toEqual([
+      ['B 桩 1', b.venue_id],
+      ['B 桩 2', b.venue_id],
+    ]);
   });
 });

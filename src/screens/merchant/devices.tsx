@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
+import { loadMe } from '../../app/staff-features';
 import { useRequest } from '../../app/use-request';
 import type { Device } from '../../domain/devices.schema';
 import { devicesApi } from '../../http/devices-api';
@@ -30,17 +31,24 @@ async function allOfVenue(venue_id: number): Promise<Device[]> {
   }
 }
 
-/** `/merchant/devices`: the devices with what runs now; add, edit, move, disable; QR codes and label sheets. */
+/**
+ * `/merchant/devices`: the devices with what runs now; add, edit, move, disable; QR codes and label sheets. The
+ * admin sees every merchant's devices, filters them by merchant, and adds devices for the merchant chosen.
+ */
 export default function DevicesScreen({ route }: ScreenProps) {
   const [filter, setFilter] = useState<Filter>({
     q: '',
+    merchant_id: undefined,
     venue_id: '',
     product_id: '',
     status: '',
     online: '',
     page: 1,
   });
+  const me = useRequest(loadMe);
+  const isAdmin = me.data?.user.level === 1;
   const list = useRequest(devicesApi.list, {
+    merchant_id: filter.merchant_id === undefined ? undefined : String(filter.merchant_id),
     q: filter.q || undefined,
     venue_id: filter.venue_id || undefined,
     product_id: filter.product_id || undefined,
@@ -49,7 +57,7 @@ export default function DevicesScreen({ route }: ScreenProps) {
     page: filter.page,
     page_size: PAGE_SIZE,
   });
-  const options = useRequest(devicesApi.options);
+  const options = useRequest(devicesApi.options, filter.merchant_id);
   const [open, setOpen] = useState<Open>(null);
   const [selected, setSelected] = useState<Map<number, Device>>(new Map());
   const [labels, setLabels] = useState<{ devices: Device[]; title: string } | null>(null);
@@ -114,7 +122,8 @@ export default function DevicesScreen({ route }: ScreenProps) {
     <DeviceToolbar
       filter={filter}
       set={set}
-      options={opts}
+      isAdmin={isAdmin}
+      options={options.loading ? undefined : opts}
       optionsError={options.error?.message}
       selected={selected.size}
       onAdd={(batch) => setOpen({ kind: 'add', batch })}

@@ -1,8 +1,11 @@
 import type { DeviceOptions, DeviceStatus } from '../../../domain/devices.schema';
 import { DEVICE_STATUSES } from '../../../domain/devices.schema';
+import { AdminMerchantFilter } from '../../shared/admin-merchant-filter';
 
 export type Filter = {
   q: string;
+  /** The admin's merchant filter; the venue filter and the add forms offer that merchant's venues. */
+  merchant_id: number | undefined;
   venue_id: string;
   product_id: string;
   status: DeviceStatus | '';
@@ -10,10 +13,14 @@ export type Filter = {
   page: number;
 };
 
-/** The device list's toolbar: search, add, the four filters, and the label printing of a selection or a venue. */
+/**
+ * The device list's toolbar: search, add, the admin's merchant filter, the four filters, and the label printing of
+ * a selection or a venue. The admin adds devices once a merchant is chosen (its venues, its serials).
+ */
 export function DeviceToolbar(p: {
   filter: Filter;
   set: (patch: Partial<Filter>) => void;
+  isAdmin: boolean;
   options: DeviceOptions | undefined;
   optionsError: string | undefined;
   selected: number;
@@ -37,6 +44,7 @@ export function DeviceToolbar(p: {
       ))}
     </select>
   );
+  const canAdd = !!p.options && (!p.isAdmin || p.filter.merchant_id !== undefined);
   return (
     <>
       <div className="flex gap-2">
@@ -48,18 +56,27 @@ export function DeviceToolbar(p: {
           value={p.filter.q}
           onChange={(e) => p.set({ q: e.target.value })}
         />
-        <button type="button" className="btn btn-sm" disabled={!p.options} onClick={() => p.onAdd(true)}>
+        <button type="button" className="btn btn-sm" disabled={!canAdd} onClick={() => p.onAdd(true)}>
           批量添加
         </button>
         <button
           type="button"
           className="btn btn-primary btn-sm"
-          disabled={!p.options}
+          disabled={!canAdd}
           onClick={() => p.onAdd(false)}
         >
           添加
         </button>
       </div>
+      {p.isAdmin && (
+        <AdminMerchantFilter
+          value={p.filter.merchant_id}
+          onChange={(merchant_id) => p.set({ merchant_id, venue_id: '' })}
+        />
+      )}
+      {p.isAdmin && p.filter.merchant_id === undefined && (
+        <p className="text-xs text-base-content/60">添加设备前，请先选择所属商户。</p>
+      )}
       <div className="grid grid-cols-2 gap-2">
         {sel(
           '场地',
