@@ -3,7 +3,8 @@
  * on /sub-users/sub-users, signs out, and the employee signs in and sees 首页; a member (WeChat user agent, signed in
  * through the sandbox) sends feedback about one of the merchant's devices on /user/feedback, the merchant replies on
  * /merchant/feedback, and the member sees the reply after a reload. Profit sharing is opened once for its screenshot;
- * on members, a member's page pages its wallet entries and switches to orders. Screenshots docs/screenshots/people-*.
+ * on members, a member's page pages its wallet entries and switches to orders. The admin picks the merchant for a
+ * new partner and for a new rule at that partner. Screenshots docs/screenshots/people-*.
  */
 import { eq } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
@@ -138,6 +139,48 @@ describe('people', () => {
       expect(errors).toEqual([]);
     } finally {
       await member.context.close();
+      await staff.context.close();
+    }
+  });
+
+  it('the admin picks the merchant for a new sub-user and for profit sharing', async () => {
+    const staff = await newPhonePage(browser);
+    const { page } = staff;
+    try {
+      await loginAs(page, app.url, 'admin');
+      await page.goto(`${app.url}/sub-users/sub-users`);
+      await page.getByTestId('sub-user-row').first().waitFor();
+      await page.getByRole('button', { name: '新增', exact: true }).click();
+      const sheet = page.getByRole('dialog');
+      await sheet.getByLabel('所属商户').selectOption({ label: '星河共享自助' });
+      await sheet.getByLabel('登录用户名', { exact: true }).fill('admin_made_partner');
+      await sheet.getByLabel('姓名', { exact: true }).fill('赵合伙');
+      await sheet.getByLabel('角色').selectOption({ label: '分润合伙人' });
+      await sheet.getByLabel('初始密码', { exact: true }).fill('partner-pass-8');
+      await screenshot(page, 'people-admin-sub-user-add');
+      await sheet.getByRole('button', { name: '保存', exact: true }).click();
+      await page
+        .getByTestId('sub-user-row')
+        .filter({ hasText: 'admin_made_partner' })
+        .getByText(/星河共享自助/)
+        .waitFor();
+
+      await page.goto(`${app.url}/sub-users/profit-sharing`);
+      const add = page.getByRole('button', { name: '新增规则' });
+      await page.getByTestId('share-rule-row').first().waitFor();
+      expect(await add.isDisabled()).toBe(true);
+      await page.getByRole('combobox', { name: '商户' }).selectOption({ label: '星河共享自助' });
+      await expect.poll(() => add.isDisabled()).toBe(false);
+      await add.click();
+      const form = page.getByRole('dialog');
+      await form.getByLabel('场地').selectOption({ label: '滨江社区店' });
+      await form.getByLabel('合伙人').selectOption({ label: '赵合伙' });
+      await form.getByLabel('分润比例（%）').fill('15');
+      await screenshot(page, 'people-admin-share-rule');
+      await form.getByRole('button', { name: '保存', exact: true }).click();
+      await page.getByTestId('share-rule-row').filter({ hasText: '赵合伙 · 15%' }).waitFor();
+      expect(staff.console.filter((l) => l.type === 'pageerror')).toEqual([]);
+    } finally {
       await staff.context.close();
     }
   });
