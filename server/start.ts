@@ -12,6 +12,7 @@ import { parseEnv, type EnvInput } from './env';
 import { demoInfo, ensureBaseData, formatBanner, seedDemo } from './seed';
 import { devicesStartHook } from './services/devices/devices.start-hook';
 import { reportRollupStartHook } from './services/report-rollup.start-hook';
+import { refundWorkerStartHook } from './services/orders/refund-worker.start-hook';
 import { sandboxStartHook } from './sandbox/sandbox.start-hook';
 import { wechatStartHook } from './wechat/wechat.start-hook';
 
@@ -20,7 +21,13 @@ import { wechatStartHook } from './wechat/wechat.start-hook';
  * here. Each hook runs after the DB is ready and before the app is built, so it may also set optional fields on
  * `deps` (e.g. `deps.devices = ...`) that the routers read; it returns its stop function.
  */
-const START_HOOKS: StartHook[] = [devicesStartHook, sandboxStartHook, wechatStartHook, reportRollupStartHook];
+const START_HOOKS: StartHook[] = [
+  devicesStartHook,
+  sandboxStartHook,
+  wechatStartHook,
+  reportRollupStartHook,
+  refundWorkerStartHook,
+];
 
 export interface StartOptions {
   /** Extra fields or replacements for AppDeps (tests: a fixed clock, a fake-free but configured gateway, ...). */

@@ -19,6 +19,7 @@ import { loadSandboxKeys, type SandboxKeys } from './keys';
 import { NotificationSender } from './notifier';
 import { oauthSandboxRoutes } from './oauth.sandbox';
 import { SandboxPayService } from './pay.sandbox';
+import { setRefundOutcome } from './pay-refund.sandbox';
 import { paySandboxRoutes } from './pay-routes.sandbox';
 
 /** Where the app mounts `routes`. */
@@ -143,6 +144,7 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
     confirmPayment(prepayId: string, o?: SandboxNotifyOptions): Promise<Transaction> {
       return payService.confirm(prepayId, o);
     },
+    setRefundOutcome: (outTradeNo, outcome) => setRefundOutcome(ctx, outTradeNo, outcome),
     drainNotifications: (timeoutMs?: number) => sender.drain(timeoutMs),
     signedNotification(transaction, o = {}) {
       const env = sender.envelope(

@@ -13,6 +13,7 @@ import { randomHex } from '../wechat/crypto';
 import type { JsapiPayParams, SandboxNotifyOptions } from '../wechat/types';
 import { esc, isSafeReturnPath, page, withQuery, type SandboxContext } from './context';
 import { STATE_DESC, SandboxPayError, transactionJson } from './pay-wire.sandbox';
+import { REFUND_OUTCOME_RE } from './pay-refund.sandbox';
 import type { SandboxPayService } from './pay.sandbox';
 
 const switchInt = z.number().int().min(0).max(600_000);
@@ -30,6 +31,7 @@ const ControlSchema = z.object({
   silent: z.boolean().optional(),
   wrong_amount_fen: switchInt.optional(),
   delay_ms: switchInt.optional(),
+  refund_outcome: z.string().regex(REFUND_OUTCOME_RE, 'refund_outcome 格式不正确').optional(),
 });
 
 function parseNotifySwitches(v: string | undefined): SandboxNotifyOptions {
@@ -269,6 +271,7 @@ export function paySandboxRoutes(ctx: SandboxContext, service: SandboxPayService
         silent: b.silent === true,
         ...(b.wrong_amount_fen !== undefined ? { wrongAmountFen: b.wrong_amount_fen } : {}),
         ...(b.delay_ms !== undefined ? { delayMs: b.delay_ms } : {}),
+        ...(b.refund_outcome !== undefined ? { refundOutcome: b.refund_outcome } : {}),
       });
       return c.json({ transaction: tx });
     } catch (e) {

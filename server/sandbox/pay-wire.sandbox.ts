@@ -67,7 +67,7 @@ export function refundJson(row: RefundRow): Refund {
     out_trade_no: row.out_trade_no,
     channel: 'ORIGINAL',
     user_received_account: '支付用户零钱',
-    ...(row.success_time ? { success_time: rfc3339China(row.success_time) } : {}),
+    ...(row.success_time && row.status === 'SUCCESS' ? { success_time: rfc3339China(row.success_time) } : {}),
     create_time: rfc3339China(row.created_at),
     status: row.status,
     funds_account: 'AVAILABLE',

@@ -30,7 +30,7 @@ import {
   randomDigits,
   transactionJson,
 } from './pay-wire.sandbox';
-import { createRefund, refundByNo } from './pay-refund.sandbox';
+import { createRefund, refundByNo, setRefundOutcome } from './pay-refund.sandbox';
 
 /** Owns the sandbox's payment state machine: NOTPAY -> SUCCESS (once) -> REFUND, or NOTPAY -> CLOSED. */
 export class SandboxPayService {
@@ -246,6 +246,8 @@ export class SandboxPayService {
       })
       .where(and(eq(sandbox_pay_transactions.id, row.id), eq(sandbox_pay_transactions.trade_state, 'NOTPAY')))
       .returning();
+    if (opts.refundOutcome !== undefined)
+      await setRefundOutcome(this.ctx, row.out_trade_no, opts.refundOutcome);
     const current = paid ?? (await this.byPrepayId(prepayId))!;
     const tx = transactionJson(current);
     const firstTime = paid !== undefined;

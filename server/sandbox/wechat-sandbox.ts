@@ -28,7 +28,7 @@ export async function createSandboxWechat(env: WechatEnv, opts: SandboxWechatOpt
     db: opts.db,
     publicUrl,
     notifyUrl,
-    ...(refundNotifyUrl ? { refundNotifyUrl } : {}),
+    refundNotifyUrl,
     retryFactor: Number.isFinite(factor) && factor > 0 ? factor : 1,
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.now ? { now: opts.now } : {}),

@@ -13,6 +13,7 @@ import type { FetchLike, Wechat } from './types';
 
 /** Where the payment service receives WeChat Pay notifications (relative to PUBLIC_URL unless WECHAT_NOTIFY_URL). */
 export const PAY_NOTIFY_PATH = '/backend/wechat/pay/notify';
+export const REFUND_NOTIFY_PATH = '/backend/wechat/pay/refund-notify';
 
 /** The variables read here (all optional; see docs/wechat.md). */
 export interface WechatEnv {
@@ -86,8 +87,8 @@ export function wechatUrls(env: WechatEnv) {
   return {
     publicUrl,
     notifyUrl: () => env.WECHAT_NOTIFY_URL || `${publicUrl()}${PAY_NOTIFY_PATH}`,
-    // Refunds go back to the wallet in this product, so no refund notify route is needed unless configured.
-    refundNotifyUrl: env.WECHAT_REFUND_NOTIFY_URL || undefined,
+    // WeChat refunds report their result here (docs/money.md "WeChat refunds").
+    refundNotifyUrl: () => env.WECHAT_REFUND_NOTIFY_URL || `${publicUrl()}${REFUND_NOTIFY_PATH}`,
   };
 }
 
@@ -128,7 +129,7 @@ export function createLiveWechat(env: WechatEnv, opts: CreateWechatOptions): Wec
   if (Buffer.byteLength(apiV3Key, 'utf8') !== 32) throw new Error('WECHAT_APIV3_KEY 必须是 32 个字符');
   for (const [name, url] of [
     ['WECHAT_NOTIFY_URL', notifyUrl()],
-    ['WECHAT_REFUND_NOTIFY_URL', refundNotifyUrl],
+    ['WECHAT_REFUND_NOTIFY_URL', refundNotifyUrl()],
   ] as const) {
     if (!url) continue;
     const u = new URL(url);
@@ -157,7 +158,7 @@ export function createLiveWechat(env: WechatEnv, opts: CreateWechatOptions): Wec
     },
     apiBase: env.WECHAT_PAY_API_BASE || 'https://api.mch.weixin.qq.com',
     notifyUrl: notifyUrl(),
-    ...(refundNotifyUrl ? { refundNotifyUrl } : {}),
+    refundNotifyUrl: refundNotifyUrl(),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });

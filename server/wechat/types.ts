@@ -35,6 +35,11 @@ export interface SandboxNotifyOptions {
   silent?: boolean;
   /** Wait this long (ms) before the first delivery. */
   delayMs?: number;
+  /**
+   * How this transaction's refunds end (a comma list): `success` (default), `closed`, `abnormal`, `error` (answered
+   * 500 SYSTEM_ERROR), `silent` (no notification), `duplicate` (notified twice), `delay:<ms>` (PROCESSING until then).
+   */
+  refundOutcome?: string;
 }
 
 /** Handle on the sandbox for tests and the demo (present only in sandbox mode). */
@@ -58,6 +63,8 @@ export interface WechatSandboxHandle {
     body: string,
     opts?: { signature?: 'valid' | 'probe' | 'bad'; timestampOffsetS?: number },
   ): { body: string; headers: Record<string, string> };
+  /** How refunds of the transaction `outTradeNo` end from now on (see SandboxNotifyOptions.refundOutcome). */
+  setRefundOutcome(outTradeNo: string, outcome: string | null): Promise<void>;
   /** Stops the delivery timers (resolves after the delivery in flight, if any). */
   stop(): Promise<void>;
 }

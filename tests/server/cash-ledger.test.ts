@@ -12,6 +12,7 @@ import { externalWallet, memberWallet, merchantWallet, postTransaction } from '.
 import { bookCashRecharge, OrderMoneyError } from '../../server/services/orders';
 import { freezeForWithdrawal, WithdrawalOverdraftError } from '../../server/services/withdrawals/movements';
 import { assertLedgerInvariants, ledgerViolations } from './invariants';
+import { settleWechatRefunds } from './refund-fixtures';
 import { createTestDb } from './test-db';
 import {
   type CashWorld,
@@ -192,12 +193,14 @@ describe('refunds reverse exactly what they reverse', () => {
     });
   }
 
-  it('a WeChat-paid order refunds to the wallet as online principal', async () => {
+  it('a WeChat-paid order refunds to WeChat (booked when WeChat reports success)', async () => {
     const w = await cashWorld(db, 600, [2000]);
     const m = await newMember(db);
     const id = await pay(db, w, 'wechat', m, 800);
     await stop(db, id!, 800);
-    expect(await memberBuckets(db, w, m)).toEqual({ cash: 0, online: 800, bonus: 0 });
+    expect((await settlement(db, w)).available).toBe(800 - 48 - Math.floor((800 - 48) * 0.2));
+    expect(await settleWechatRefunds(db)).toBe(1);
+    expect(await memberBuckets(db, w, m)).toEqual({ cash: 0, online: 0, bonus: 0 });
     expect((await settlement(db, w)).available).toBe(0);
     await assertLedgerInvariants(db);
   });

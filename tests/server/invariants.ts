@@ -11,10 +11,13 @@
  *    duplicate notification must not credit twice), an unpaid order moved no money, the refunds booked equal
  *    `orders.refunded_fen`, and a consume's `cash_fen` is the cash it took;
  * 5. every paid consume order started its device or was refunded: status `paid` only while its session is
- *    `starting`; a failed session or no session at all means fully refunded. With `{ settled: true }` no order may
- *    still be waiting (`paid` with a `starting` session);
+ *    `starting`; a failed session or no session at all means fully refunded (booked, or for a WeChat pay decided in
+ *    the refund outbox and not yet settled). With `{ settled: true }` no order may still be waiting (`paid` with a
+ *    `starting` session);
  * 6. for each merchant (docs/decisions.md D18): settlement booked by orders + cash held (cash taken − cash refunded)
- *    = earned revenue after fee and shares + the cash principal its members have not spent yet.
+ *    = earned revenue after fee and shares + the cash principal its members have not spent yet;
+ * 7. the WeChat refund outbox: only WeChat-paid consume orders have rows; the succeeded rows of an order add up to
+ *    its booked refunds; booked refunds plus the rows on their way never exceed the amount paid.
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../server/db/client';
@@ -140,11 +143,13 @@ export async function ledgerViolations(db: Db, opts: InvariantOptions = {}): Pro
   // 5. Every paid consume order started or was refunded.
   for (const r of await rows(
     db,
-    sql`select o.order_no, o.status, o.amount_fen, o.refunded_fen, s.status as session_status
+    sql`select o.order_no, o.status, o.amount_fen, o.refunded_fen, s.status as session_status,
+               (select coalesce(sum(f.amount_fen), 0)::bigint from wechat_refunds f
+                 where f.order_id = o.id and f.status <> 'succeeded') as outstanding
           from orders o left join device_sessions s on s.order_id = o.id
          where o.kind = 'consume' and o.paid_at is not null`,
   )) {
-    const fullyRefunded = Number(r.refunded_fen) === Number(r.amount_fen);
+    const fullyRefunded = Number(r.refunded_fen) + Number(r.outstanding) === Number(r.amount_fen);
     const session = r.session_status as string | null;
     if (session === null && !fullyRefunded) {
       out.push(`order ${r.order_no} is paid, has no device session and was not refunded`);
@@ -166,6 +171,30 @@ export async function ledgerViolations(db: Db, opts: InvariantOptions = {}): Pro
   }
 
   out.push(...(await merchantCashViolations(db)));
+  out.push(...(await refundOutboxViolations(db)));
+  return out;
+}
+
+/** 7. The WeChat refund outbox agrees with the orders and the ledger (docs/money.md "WeChat refunds"). */
+async function refundOutboxViolations(db: Db): Promise<string[]> {
+  const out: string[] = [];
+  for (const r of await rows(
+    db,
+    sql`select o.order_no, o.kind, o.method, o.amount_fen, o.refunded_fen,
+               coalesce(sum(f.amount_fen) filter (where f.status = 'succeeded'), 0)::bigint as succeeded,
+               coalesce(sum(f.amount_fen) filter (where f.status <> 'succeeded'), 0)::bigint as outstanding
+          from orders o join wechat_refunds f on f.order_id = o.id
+         group by o.id`,
+  )) {
+    if (r.kind !== 'consume' || r.method !== 'wechat')
+      out.push(`order ${r.order_no} (${r.kind}, ${r.method}) has WeChat refunds`);
+    if (Number(r.succeeded) !== Number(r.refunded_fen))
+      out.push(
+        `order ${r.order_no}: WeChat refunds succeeded ${r.succeeded} but refunded_fen ${r.refunded_fen}`,
+      );
+    if (Number(r.refunded_fen) + Number(r.outstanding) > Number(r.amount_fen))
+      out.push(`order ${r.order_no}: refunds ${r.refunded_fen} + ${r.outstanding} exceed ${r.amount_fen}`);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { eq } from 'drizzle-orm';
 import { createTestDb } from './test-db';
 import { assertLedgerInvariants, ledgerViolations } from './invariants';
+import { settleWechatRefunds } from './refund-fixtures';
 import type { Database, Db } from '../../server/db/client';
 import {
   accounts,
@@ -326,7 +327,7 @@ describe('recharge, wallet pay and refunds', () => {
     await assertLedgerInvariants(db);
   });
 
-  it('refunds a WeChat-paid consume to the wallet as principal and reverses its split', async () => {
+  it('refunds a WeChat-paid consume to WeChat once WeChat reports success, and reverses its split', async () => {
     const w = await world(600, 0);
     const o = await db.transaction(async (tx) => {
       const [o] = await tx
@@ -349,8 +350,13 @@ describe('recharge, wallet pay and refunds', () => {
       await refundOrder(tx, { order_id: o!.id, amount_fen: 500, reason: '设备未响应' });
       return o!;
     });
+    // Decided in the outbox: nothing booked yet.
+    const [decided] = await db.select().from(orders).where(eq(orders.id, o.id));
+    expect([decided?.status, decided?.refunded_fen]).toEqual(['refunded', 0]);
+    await assertLedgerInvariants(db);
+    expect(await settleWechatRefunds(db)).toBe(1);
     const mw = await walletRow('member', { member_id: w.memberId, merchant_id: w.merchantId });
-    expect([mw?.principal_fen, mw?.bonus_fen]).toEqual([500, 0]);
+    expect([mw?.principal_fen ?? 0, mw?.bonus_fen ?? 0]).toEqual([0, 0]);
     const [row] = await db.select().from(orders).where(eq(orders.id, o.id));
     expect([row?.status, row?.refunded_fen, row?.failure_reason]).toEqual(['refunded', 500, '设备未响应']);
     await assertLedgerInvariants(db);

@@ -9,8 +9,9 @@ import { createApp } from '../../server/app';
 import type { AppDeps, AppEnv } from '../../server/context';
 import { parseEnv } from '../../server/env';
 import { ensureBaseData, seedDemo } from '../../server/seed';
-import { count, eq } from 'drizzle-orm';
-import { device_sessions, devices as devicesTable, members } from '../../server/db/schema';
+import { and, count, eq, lte } from 'drizzle-orm';
+import { device_sessions, devices as devicesTable, members, wechat_refunds } from '../../server/db/schema';
+import { createRefundWorker, type RefundWorker } from '../../server/services/orders/refund-worker';
 import { createDevicesForDeps } from '../../server/services/devices/devices.start-hook';
 import type { DevicesService } from '../../server/services/devices/devices.service';
 import { sandboxMounts } from '../../server/sandbox/sandbox.start-hook';
@@ -25,8 +26,10 @@ export const PUBLIC_URL = 'http://money.test';
 export interface MoneyWorld {
   database: Database;
   app: Hono<AppEnv>;
-  deps: AppDeps & { wechat: Wechat; devices: DevicesService };
+  deps: AppDeps & { wechat: Wechat; devices: DevicesService; refunds: RefundWorker };
   wechat: Wechat;
+  /** The refund outbox worker (no timer: `settle()` runs its passes). */
+  refunds: RefundWorker;
   devices: DevicesService;
   request(path: string, init?: RequestInit): Promise<Response>;
   json<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T }>;
@@ -58,8 +61,10 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
   const deps = { db: database.db, env, now: () => new Date(), dbKind: database.kind } as AppDeps & {
     wechat: Wechat;
     devices: DevicesService;
+    refunds: RefundWorker;
   };
   deps.wechat = wechat;
+  deps.refunds = createRefundWorker({ db: database.db, pay: wechat.pay, now: deps.now });
   deps.devices = createDevicesForDeps(deps, {
     simulator: { ackDelayMs: opts.ackDelayMs ?? 20 },
     tickMs: 100,
@@ -78,6 +83,7 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
     deps,
     wechat,
     devices: deps.devices,
+    refunds: deps.refunds,
     request,
     async json<T>(path: string, init?: RequestInit) {
       const res = await request(path, init);
@@ -95,16 +101,23 @@ export async function startMoneyWorld(opts: { ackDelayMs?: number } = {}): Promi
       return { cookie, member_id: m.id };
     },
     async settle() {
-      // Notifications first (they may start devices), then every `starting` session acknowledged or refused.
+      // Notifications first (they may start devices), then every `starting` session acknowledged or refused, then
+      // the refunds that decided sent to the sandbox and their notifications delivered.
       const deadline = Date.now() + 10_000;
       for (;;) {
         await wechat.sandbox?.drainNotifications();
         await deps.devices.settle();
+        await deps.refunds.kick();
+        await wechat.sandbox?.drainNotifications();
         const [row] = await database.db
           .select({ n: count() })
           .from(device_sessions)
           .where(eq(device_sessions.status, 'starting'));
-        if ((row?.n ?? 0) === 0 || Date.now() > deadline) return;
+        const [due] = await database.db
+          .select({ n: count() })
+          .from(wechat_refunds)
+          .where(and(eq(wechat_refunds.status, 'pending'), lte(wechat_refunds.next_attempt_at, deps.now())));
+        if (((row?.n ?? 0) === 0 && (due?.n ?? 0) === 0) || Date.now() > deadline) return;
         await new Promise((r) => setTimeout(r, 20));
       }
     },

@@ -345,19 +345,22 @@ describe('WeChat pay', () => {
     expect(hist.body.items[0]).toMatchObject({ method: 'wechat', status: 'started', refunded_fen: 0 });
     await assertLedgerInvariants(w.database.db, { settled: true });
 
-    // Stopping early refunds the unused part of a WeChat payment to the wallet, as principal (docs/money.md).
+    // Stopping early refunds the unused part of a WeChat payment to WeChat, through the outbox (docs/money.md).
     const stop = await w.json<StopResponse>(
       `/backend/user/using/${res.body.order.order_no}/stop`,
       withCookie(cookie, { method: 'POST' }),
     );
     expect(stop.status).toBe(200);
     expect(stop.body.refund_fen).toBeGreaterThan(0);
+    await w.settle();
     const profile = await w.json<UserProfile>('/backend/user/profile', withCookie(cookie));
-    expect(profile.body.wallets[0]).toMatchObject({ principal_fen: stop.body.refund_fen, bonus_fen: 0 });
+    expect(profile.body.wallets.every((x) => x.principal_fen === 0)).toBe(true);
+    const [o] = await w.database.db.select().from(orders).where(eq(orders.order_no, res.body.order.order_no));
+    expect(o).toMatchObject({ status: 'refunded', refunded_fen: stop.body.refund_fen });
     await assertLedgerInvariants(w.database.db, { settled: true });
   });
 
-  it('refunds a paid WeChat order to the wallet when the device became busy meanwhile', async () => {
+  it('refunds a paid WeChat order to WeChat when the device became busy meanwhile', async () => {
     const a = await w.signIn('o-pay-wechat-late');
     const b = await funded('o-pay-wechat-taker');
     const d = ds[2]!;
@@ -371,7 +374,9 @@ describe('WeChat pay', () => {
     const q = await w.json(`/backend/api/query?order_no=${res.body.order.order_no}`);
     expect(q.body).toMatchObject({ status: 'refunded' });
     const profile = await w.json<UserProfile>('/backend/user/profile', withCookie(a.cookie));
-    expect(profile.body.wallets[0]).toMatchObject({ principal_fen: price!.price_fen, bonus_fen: 0 });
+    expect(profile.body.wallets.every((x) => x.principal_fen === 0)).toBe(true);
+    const [o] = await w.database.db.select().from(orders).where(eq(orders.order_no, res.body.order.order_no));
+    expect(o).toMatchObject({ status: 'refunded', refunded_fen: price!.price_fen });
     await assertLedgerInvariants(w.database.db, { settled: true });
   });
 

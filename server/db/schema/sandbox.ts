@@ -51,6 +51,11 @@ export const sandbox_pay_transactions = pgTable(
     transaction_id: text().unique(),
     success_time: ts(),
     refunded_total: integer().notNull().default(0),
+    /**
+     * How refunds of this transaction end (test switch, server/sandbox/pay-refund.sandbox.ts): null = SUCCESS at
+     * once; `delay:<ms>`, `silent`, `closed`, `abnormal`, `error` (requests answered 500 SYSTEM_ERROR).
+     */
+    refund_outcome: text(),
     created_at: createdAt(),
   },
   (t) => [uniqueIndex('sandbox_pay_tx_out_trade_no_uq').on(t.mchid, t.out_trade_no)],
@@ -70,6 +75,9 @@ export const sandbox_pay_refunds = pgTable(
     amount_total: integer().notNull(),
     reason: text(),
     status: text({ enum: ['PROCESSING', 'SUCCESS', 'CLOSED', 'ABNORMAL'] }).notNull(),
+    /** A delayed refund: PROCESSING until this time, then `final_status`. */
+    settles_at: ts(),
+    final_status: text({ enum: ['SUCCESS', 'CLOSED', 'ABNORMAL'] }),
     success_time: ts(),
     created_at: createdAt(),
   },

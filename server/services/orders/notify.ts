@@ -91,7 +91,7 @@ export async function applyWechatTransaction(
         await refundOrder(tx, {
           order_id: order.id,
           amount_fen: order.amount_fen,
-          reason: `设备${available === 'ok' ? '正在使用中' : '暂不可用'}，已全额退回余额`,
+          reason: `设备${available === 'ok' ? '正在使用中' : '暂不可用'}，已全额退款`,
         });
       }
     }

@@ -11,16 +11,14 @@ import {
   postTransaction,
 } from '../ledger';
 import { type Order, OrderMoneyError } from './order';
+import { decideWechatRefund } from './refund-outbox';
 import { allocateByPrefix } from './split';
 
 /**
  * Refunds `amount_fen` of a paid consume order (a failed start, no acknowledgement, a stop before the end). Refuses more
- * than is left to refund. Reverses exactly what the payment did (docs/decisions.md D18), in proportion and so that
- * partial refunds adding up to the whole return exactly what was taken: a wallet pay gives back cash principal,
- * online principal and bonus as they were taken (bonus out of external promotion); a cash order hands back refunded
- * cash; a WeChat pay credits the member's wallet at that merchant as online principal (decision: instant, to the
- * wallet); the split (fee, shares, the merchant's part, cash kept included) is reversed in the same proportion. Sets
- * refunded_fen and status 'refunded'. A zero amount is a no-op.
+ * than is left to refund. A WeChat pay is refunded to WeChat: the refund is written to the outbox in this same
+ * transaction and booked when WeChat reports it succeeded (`decideWechatRefund`, docs/money.md "WeChat refunds").
+ * Every other order is booked at once (`bookRefund`). A zero amount is a no-op.
  */
 export async function refundOrder(
   tx: Tx,
@@ -35,6 +33,19 @@ export async function refundOrder(
   if (order.kind !== 'consume')
     throw new OrderMoneyError(`order ${order.order_no} is a ${order.kind}, not a consume`);
   if (order.paid_at === null) throw new OrderMoneyError(`order ${order.order_no} was never paid`);
+  if (order.method === 'wechat') return decideWechatRefund(tx, order, r, reason);
+  return bookRefund(tx, order, r, reason);
+}
+
+/**
+ * Books a refund of `r` fen of a paid consume order (locked by the caller) in the ledger. Reverses exactly what the
+ * payment did (docs/decisions.md D18), in proportion and so that partial refunds adding up to the whole return
+ * exactly what was taken: a wallet pay gives back cash principal, online principal and bonus as they were taken
+ * (bonus out of external promotion); a cash order hands back refunded cash; a WeChat pay returns to external
+ * `wechat` (the money went back to the member's WeChat); the split (fee, shares, the merchant's part, cash kept
+ * included) is reversed in the same proportion. Sets refunded_fen and status 'refunded'.
+ */
+export async function bookRefund(tx: Tx, order: Order, r: number, reason: string): Promise<void> {
   const before = order.refunded_fen;
   const after = before + r;
   const total = order.amount_fen;
@@ -174,8 +185,8 @@ async function reverseSplit(
 }
 
 /**
- * The payer's side of a refund: cash as refunded cash; a member's wallet pay to the buckets it was taken from; a
- * member's WeChat pay to the wallet as online principal (decision: instant); else whatever was debited.
+ * The payer's side of a refund: cash as refunded cash; a member's wallet pay to the buckets it was taken from; else
+ * (a WeChat pay) back to the external wallets it was taken from.
  */
 async function giveBack(
   tx: Tx,
@@ -187,7 +198,7 @@ async function giveBack(
     const cash = await externalWallet(tx, 'cash');
     return [{ wallet_id: cash.id, bucket: 'principal', amount_fen: d.r }];
   }
-  if (order.method === 'wallet' || (order.method === 'wechat' && order.member_id !== null)) {
+  if (order.method === 'wallet') {
     if (order.member_id === null) throw new OrderMoneyError(`wallet order ${order.order_no} has no member`);
     const w = await memberWallet(tx, order.member_id, order.merchant_id);
     return [

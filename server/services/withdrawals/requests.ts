@@ -3,7 +3,7 @@
  * its ledger movement (movements.ts), its `withdrawal_events` row (who and when) and its audit row commit or roll
  * back together. Who may do what is the lifecycle table (lifecycle.ts); scoping is the merchant of the request.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { StaffAuth } from '../../context';
 import type { Tx } from '../../db/client';
 import {
@@ -11,6 +11,7 @@ import {
   ledger_entries,
   ledger_transactions,
   wallets,
+  wechat_refunds,
   withdrawal_events,
   withdrawals,
 } from '../../db/schema';
@@ -39,20 +40,25 @@ export const availableOf = (w: Pick<Wallet, 'principal_fen' | 'bonus_fen'>) => w
 /**
  * What the wallet holds from sessions still starting or running (docs/decisions.md D15): such a session may still
  * be stopped early or fail, and its refund takes the split back from this wallet, so that part is not withdrawable
- * until the session has ended.
+ * until the session has ended. Likewise what it holds from orders with a WeChat refund on its way (the reversal is
+ * booked when WeChat reports success, docs/decisions.md D22).
  */
 export async function reservedFen(tx: Tx, walletId: number): Promise<number> {
   const [r] = await tx
     .select({ n: sql<number>`coalesce(sum(${ledger_entries.amount_fen}), 0)`.mapWith(Number) })
     .from(ledger_entries)
     .innerJoin(ledger_transactions, eq(ledger_transactions.id, ledger_entries.transaction_id))
-    .innerJoin(device_sessions, eq(device_sessions.order_id, ledger_transactions.order_id))
+    .leftJoin(device_sessions, eq(device_sessions.order_id, ledger_transactions.order_id))
     .where(
       and(
         eq(ledger_entries.wallet_id, walletId),
         eq(ledger_entries.bucket, 'principal'),
         inArray(ledger_transactions.kind, ['consume', 'refund']),
-        inArray(device_sessions.status, ['starting', 'running']),
+        or(
+          inArray(device_sessions.status, ['starting', 'running']),
+          sql`exists (select 1 from ${wechat_refunds} where ${wechat_refunds.order_id} = ${ledger_transactions.order_id}
+                      and ${wechat_refunds.status} <> 'succeeded')`,
+        ),
       ),
     );
   return Math.max(0, r?.n ?? 0);

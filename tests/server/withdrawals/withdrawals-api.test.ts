@@ -18,6 +18,7 @@ import {
 } from '../../../server/db/schema';
 import { refundOrder } from '../../../server/services/orders';
 import { assertLedgerInvariants } from '../invariants';
+import { settleWechatRefunds } from '../refund-fixtures';
 import { bearer, createTestApp, postJson, type TestApp } from '../test-app';
 import { accountByUsername, createMerchantWithStaff, credit, paidConsume } from './wallet-fixtures';
 import { createMember } from '../devices-fixtures';
@@ -318,6 +319,7 @@ describe('the share of a session still running', () => {
     await t.deps.db.transaction((tx) =>
       refundOrder(tx, { order_id: orderId!, amount_fen: 200, reason: '提前结束' }),
     );
+    expect(await settleWechatRefunds(t.deps.db)).toBe(1);
     await t.deps.db
       .update(device_sessions)
       .set({ status: 'stopped' })

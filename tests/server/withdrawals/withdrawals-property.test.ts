@@ -13,6 +13,7 @@ import type { WalletView, Withdrawal } from '../../../src/domain/wallet.schema';
 import { ledger_entries, ledger_transactions } from '../../../server/db/schema';
 import { refundOrder } from '../../../server/services/orders';
 import { assertLedgerInvariants } from '../invariants';
+import { settleWechatRefunds } from '../refund-fixtures';
 import { createMember, fundMember, orderRow } from '../devices-fixtures';
 import { bearer, createTestApp, postJson, type TestApp } from '../test-app';
 import { accountByUsername, bonusCredit, paidConsume, walletRow } from './wallet-fixtures';
@@ -135,8 +136,11 @@ async function run(m: Model, o: Op): Promise<void> {
         refundOrder(tx, { order_id: order.id, amount_fen: amount, reason: '属性测试退款' }),
       )
       .catch(() => undefined);
+    // A WeChat pay's refund is booked when WeChat reports success (here at once).
+    await settleWechatRefunds(db);
   } else if (o.op === 'request') {
-    const available = (await view(o.who)).available_fen;
+    // What may be withdrawn: available less what refunds on their way may still take back (docs/money.md).
+    const available = (await view(o.who)).withdrawable_fen;
     const res = await t.json<Withdrawal>(
       '/backend/wallet/withdrawals',
       asUser(o.who, postJson({ amount_fen: o.fen })),
