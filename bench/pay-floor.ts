@@ -79,12 +79,15 @@ async function splitWallets(db: Db, merchantId: number, venueId: number, amount:
   });
 }
 
-/** The floor's one pay: nine statements, BEGIN and COMMIT included. Returns the order number. */
+/**
+ * The floor's one pay: nine statements, BEGIN and COMMIT included; then, as the app does after its commit, the
+ * session goes to the devices service (start command, acknowledgement), so both carry the same background work.
+ */
 async function floorPay(
   run: ReturnType<typeof bareTransaction>,
   fx: FloorFixture & { walletIds: number[]; merchant_id: number; shared: [number, number][] },
   i: number,
-): Promise<string> {
+): Promise<{ orderNo: string; sessionId: number }> {
   const m = i % fx.memberIds.length;
   const now = new Date();
   const orderNo = newOrderNo('consume', now);
@@ -108,9 +111,9 @@ async function floorPay(
       ],
     );
     const orderId = o.rows[0]!.id;
-    await q(
+    const session = await q(
       `insert into device_sessions (order_id, device_id, member_id, minutes, status, ack_deadline, created_at)
-       values ($1, $2, $3, $4, 'starting', $5, $6)`,
+       values ($1, $2, $3, $4, 'starting', $5, $6) returning id`,
       [orderId, fx.ids[i], fx.memberIds[m], fx.minutes, new Date(now.getTime() + ACK_TIMEOUT_MS), now],
     );
     const t = await q(
@@ -133,12 +136,16 @@ async function floorPay(
        from unnest($1::int[], $2::bigint[]) as v(id, a) where wallets.id = v.id and (select count(*) from l) > 0`,
       [fx.shared.map((s) => s[0]), fx.shared.map((s) => s[1])],
     );
-    return orderNo;
+    return { orderNo, sessionId: session.rows[0]!.id as number };
   });
 }
 
 /** Prepares the floor's own members' wallet ids and split once; `pay(i)` then writes one pay on device `ids[i]`. */
-export async function floorPayer(db: Db, fx: FloorFixture & { merchant_id: number }) {
+export async function floorPayer(
+  db: Db,
+  fx: FloorFixture & { merchant_id: number },
+  devices: { dispatch(id: number): Promise<void> } | undefined,
+) {
   const walletIds: number[] = [];
   for (const memberId of fx.memberIds) {
     walletIds.push((await db.transaction((tx) => memberWallet(tx, memberId, fx.merchant_id))).id);
@@ -146,7 +153,11 @@ export async function floorPayer(db: Db, fx: FloorFixture & { merchant_id: numbe
   const shared = await splitWallets(db, fx.merchant_id, fx.venue_id, fx.price_fen);
   const run = bareTransaction(db);
   const full = { ...fx, walletIds, shared };
-  return (i: number) => floorPay(run, full, i);
+  return async (i: number) => {
+    const { orderNo, sessionId } = await floorPay(run, full, i);
+    devices?.dispatch(sessionId).catch(() => undefined);
+    return orderNo;
+  };
 }
 
 type Limits = { maxRequests: number; maxSeconds: number; concurrency: number };
