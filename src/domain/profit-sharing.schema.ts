@@ -59,6 +59,7 @@ export interface ShareRule {
   partner_status: 'active' | 'disabled';
   ratio_bp: number;
   merchant_id: number;
+  merchant_name: string;
   /** Sum of all the venue's ratios now (this rule included). */
   venue_total_bp: number;
   /** When the current ratio took effect (payments from then on use it). */

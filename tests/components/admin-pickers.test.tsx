@@ -73,6 +73,8 @@ describe("the admin's merchant picker", () => {
   it("profit sharing: add waits for a merchant; the form offers only that merchant's venues and partners", async () => {
     render(<ProfitSharingScreen route={routeOf('profit-sharing')} params={{}} />);
     await waitFor(() => expect(screen.getAllByTestId('share-rule-row')).toHaveLength(2));
+    // All merchants' rules until one is chosen: each row names its merchant.
+    expect(screen.getAllByTestId('share-rule-row')[0]!.textContent).toContain('星河共享自助');
     const add = screen.getByRole('button', { name: '新增规则' }) as HTMLButtonElement;
     expect(add.disabled).toBe(true);
     const picker = screen.getByLabelText('商户');

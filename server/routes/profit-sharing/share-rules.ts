@@ -4,7 +4,7 @@ import { FULL_BP, formatBp, type ShareRule } from '../../../src/domain/profit-sh
 import { assertOwnMerchant } from '../../auth/staff.middleware';
 import type { StaffAuth } from '../../context';
 import type { Db, Tx } from '../../db/client';
-import { accounts, share_rule_changes, share_rules, venues } from '../../db/schema';
+import { accounts, merchants, share_rule_changes, share_rules, venues } from '../../db/schema';
 import { conflict, notFound } from '../../lib/errors';
 
 export const FEATURE = 'subUsers.profitSharing';
@@ -26,6 +26,7 @@ export const ruleColumns = {
   partner_status: accounts.status,
   ratio_bp: share_rules.ratio_bp,
   merchant_id: share_rules.merchant_id,
+  merchant_name: merchants.name,
   venue_total_bp: venueTotal,
   valid_from: validFrom,
   created_at: share_rules.created_at,
@@ -36,7 +37,8 @@ export function ruleQuery(db: Db | Tx) {
     .select(ruleColumns)
     .from(share_rules)
     .innerJoin(venues, eq(venues.id, share_rules.venue_id))
-    .innerJoin(accounts, eq(accounts.id, share_rules.partner_account_id));
+    .innerJoin(accounts, eq(accounts.id, share_rules.partner_account_id))
+    .innerJoin(merchants, eq(merchants.id, share_rules.merchant_id));
 }
 
 type RuleRow = Awaited<ReturnType<typeof ruleQuery>>[number];
@@ -54,6 +56,7 @@ export function toShareRule(r: RuleRow): ShareRule {
     partner_status: r.partner_status,
     ratio_bp: r.ratio_bp,
     merchant_id: r.merchant_id,
+    merchant_name: r.merchant_name,
     venue_total_bp: r.venue_total_bp,
     valid_from: from.toISOString(),
   };

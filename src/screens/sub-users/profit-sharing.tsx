@@ -96,6 +96,7 @@ export default function ProfitSharingScreen({ route }: ScreenProps) {
               </p>
               <p className="text-xs text-base-content/60">
                 {r.venue_name}（合计 {formatBp(r.venue_total_bp)}）· {shortTime(r.valid_from)} 起
+                {isAdmin && merchantId === undefined && ` · ${r.merchant_name}`}
               </p>
             </button>
             <button type="button" className="btn btn-ghost btn-sm text-error" onClick={() => setRemoving(r)}>
