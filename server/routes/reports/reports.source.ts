@@ -123,7 +123,8 @@ export function deviceUseRows(s: ReportScope, ranges = liveRanges(s)): SQL {
   const first = ranges[0]?.from ?? s.from;
   const last = ranges.at(-1)?.to ?? s.to;
   const kinds = sql`o.kind in ('consume', 'service') and o.device_id is not null`;
-  return sql`select o.merchant_id, o.venue_id, o.device_id, o.operator_account_id, ${localDay(s)} as day,
+  return sql`select o.merchant_id, o.venue_id, o.device_id, o.operator_account_id,
+      (${PAID_AT} at time zone ${s.tz})::date as day,
       (ds.started_at is not null)::int as sessions, ${usedMinutes(s.now)} as minutes,
       o.amount_fen - o.refunded_fen as revenue, o.refunded_fen as refund
     from orders o left join device_sessions ds on ds.order_id = o.id
@@ -137,6 +138,6 @@ export function usageRows(s: ReportScope): SQL {
   const rolled = [sql`r.tz = ${s.tz}`, dayIn(rolledRanges(s)), ...scoped(s, 'r')];
   return sql`select u.device_id, u.day, u.sessions, u.minutes, u.revenue, u.refund from (${deviceUseRows(s)}) u
     union all
-    select r.device_id, to_char(r.day, 'YYYY-MM-DD'), r.sessions, r.minutes, r.revenue_fen, r.refund_fen
+    select r.device_id, r.day, r.sessions, r.minutes, r.revenue_fen, r.refund_fen
     from report_device_days r where ${sql.join(rolled, sql` and `)}`;
 }

@@ -28,17 +28,15 @@ export async function todayIn(db: Db, tz: string, now: Date): Promise<string> {
 }
 
 /**
- * Device usage aggregated twice in one pass over the use rows: per device (`g = 'd'`, key the device id) and per
- * local day (`g = 'x'`, key the day).
+ * Device usage aggregated twice in one pass over the use rows (grouping sets): per device (`g = 'd'`, key the
+ * device id) and per local day (`g = 'x'`, key the day).
  */
 export function deviceUsageAgg(s: ReportScope): SQL {
-  return sql`with u as materialized (${usageRows(s)}), a as (
-      select 'd' as g, device_id::text as k, sessions, minutes, revenue, refund from u
-      union all select 'x', day, sessions, minutes, revenue, refund from u
-    )
-    select g, k, sum(sessions)::int8 as sessions, coalesce(sum(minutes), 0)::int8 as minutes,
-      sum(revenue)::int8 as revenue_fen, sum(refund)::int8 as refund_fen
-    from a group by g, k`;
+  return sql`select case when grouping(u.day) = 1 then 'd' else 'x' end as g,
+      coalesce(u.device_id::text, to_char(u.day, 'YYYY-MM-DD')) as k,
+      sum(u.sessions)::int8 as sessions, coalesce(sum(u.minutes), 0)::int8 as minutes,
+      sum(u.revenue)::int8 as revenue_fen, sum(u.refund)::int8 as refund_fen
+    from (${usageRows(s)}) u group by grouping sets ((u.device_id), (u.day))`;
 }
 
 const DEVICE_COLUMNS = sql`d.id as device_id, d.name as device_name, d.serial, d.venue_id,
