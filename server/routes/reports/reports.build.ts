@@ -33,7 +33,7 @@ import {
   type ReportScope,
 } from './reports.sql';
 
-type Raw = Record<string, unknown>;
+export type Raw = Record<string, unknown>;
 
 /** Sums the given numeric fields over rows. */
 export function sumOf<K extends string>(rows: Record<K, number>[], keys: readonly K[]): Record<K, number> {
@@ -53,12 +53,12 @@ function everyDay<D>(s: ReportScope, found: Map<string, D>, empty: (date: string
 
 const pick = (r: Raw, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, num(r[k])]));
 
-const USAGE_KEYS = ['sessions', 'minutes', 'revenue_fen', 'refund_fen'] as const;
+export const USAGE_KEYS = ['sessions', 'minutes', 'revenue_fen', 'refund_fen'] as const;
 /** Basis points of `minutes` over `slots` whole days of `devices` devices (floor). */
-const utilisation = (minutes: number, devices: number, days: number) =>
+export const utilisation = (minutes: number, devices: number, days: number) =>
   devices === 0 ? 0 : Math.floor((minutes * 10_000) / (devices * days * 1440));
 
-const deviceRow = (r: Raw, usage: Raw | undefined, days: number): DeviceUsageRow => ({
+export const deviceRow = (r: Raw, usage: Raw | undefined, days: number): DeviceUsageRow => ({
   device_id: num(r.device_id),
   device_name: String(r.device_name),
   serial: String(r.serial),

@@ -14,7 +14,7 @@ import {
   type ReportKind,
 } from '../../../src/domain/reports.schema';
 
-type Cell = string | number;
+export type Cell = string | number;
 type Column = [header: string, value: (r: Record<string, unknown>) => Cell];
 
 const yuan =
@@ -89,26 +89,31 @@ export function contentDisposition(name: { utf8: string; ascii: string }): strin
   return `attachment; filename="${name.ascii}"; filename*=UTF-8''${encodeURIComponent(name.utf8)}`;
 }
 
-/** The report as CSV records: header, rows, and the 合计 line (first column says so, totals under their columns). */
-export function* csvRecords(kind: ReportKind, report: AnyReport): Generator<Cell[]> {
-  const columns = COLUMNS[kind];
-  yield columns.map(([h]) => h);
-  for (const row of report.rows as unknown as Record<string, unknown>[]) yield columns.map(([, v]) => v(row));
-  const totals = report.totals as unknown as Record<string, unknown>;
-  yield columns.map(([, v], i) => {
+export const csvHeader = (kind: ReportKind): Cell[] => COLUMNS[kind].map(([h]) => h);
+export const csvRow = (kind: ReportKind, row: object): Cell[] =>
+  COLUMNS[kind].map(([, v]) => v(row as Record<string, unknown>));
+
+/** The 合计 line: first column says so, totals under their columns, text columns (names, dates) empty. */
+export const csvTotals = (kind: ReportKind, totals: object): Cell[] =>
+  COLUMNS[kind].map(([, v], i) => {
     if (i === 0) return '合计';
-    const value = v(totals);
-    // Text columns (names, dates) have no total.
+    const value = v(totals as Record<string, unknown>);
     return typeof value === 'number' || /^-?\d+\.\d{2}%?$/.test(value) ? value : '';
   });
+
+/** A built report as CSV records: header, rows, and the 合计 line. */
+export function* csvRecords(kind: ReportKind, report: Pick<AnyReport, 'rows' | 'totals'>): Generator<Cell[]> {
+  yield csvHeader(kind);
+  for (const row of report.rows) yield csvRow(kind, row);
+  yield csvTotals(kind, report.totals);
 }
 
-/** A web stream of the CSV bytes (BOM first), fed from the records with back-pressure. */
-export function csvStream(records: Iterable<Cell[]>): ReadableStream<Uint8Array> {
+/** A web stream of the CSV bytes (BOM first), fed from the records (sync or async) with back-pressure. */
+export function csvStream(records: Iterable<Cell[]> | AsyncIterable<Cell[]>): ReadableStream<Uint8Array> {
   const out = stringify({ bom: true, record_delimiter: '\r\n' });
   void (async () => {
     try {
-      for (const record of records) {
+      for await (const record of records) {
         if (!out.write(record)) await new Promise((ok) => out.once('drain', ok));
       }
       out.end();

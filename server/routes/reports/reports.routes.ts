@@ -24,6 +24,7 @@ import { notFound } from '../../lib/errors';
 import { parseQuery } from '../../lib/validate';
 import { buildReport } from './reports.build';
 import { contentDisposition, csvFileName, csvRecords, csvStream } from './reports.csv';
+import { deviceUsageCsv } from './reports.csv-pages';
 import { withRollups } from './reports.split';
 import { todayIn, type ReportScope } from './reports.sql';
 
@@ -86,7 +87,21 @@ async function answer(c: Context<AppEnv>, kind: ReportKind, q: Asked, daily: boo
     tz: env.TZ,
     now: at,
   };
-  const body = await buildReport(kind, db, await withRollups(db, scope));
+  const split = await withRollups(db, scope);
+  if (q.format === 'csv') {
+    const name = csvFileName(kind, scope.from, scope.to, daily);
+    // Device usage has a row per device: streamed in keyset pages. The others are a few aggregate rows.
+    const records =
+      kind === 'device-usage'
+        ? deviceUsageCsv(db, split)
+        : csvRecords(kind, await buildReport(kind, db, split));
+    return c.body(csvStream(records), 200, {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': contentDisposition(name),
+      'cache-control': 'no-store',
+    });
+  }
+  const body = await buildReport(kind, db, split);
   const report = {
     report: kind,
     from: scope.from,
@@ -97,13 +112,7 @@ async function answer(c: Context<AppEnv>, kind: ReportKind, q: Asked, daily: boo
     venue_id: scope.venueId,
     ...body,
   } as ReportAnswers[ReportKind];
-  if (q.format !== 'csv') return c.json(report);
-  const name = csvFileName(kind, scope.from, scope.to, daily);
-  return c.body(csvStream(csvRecords(kind, report)), 200, {
-    'content-type': 'text/csv; charset=utf-8',
-    'content-disposition': contentDisposition(name),
-    'cache-control': 'no-store',
-  });
+  return c.json(report);
 }
 
 export function reportsRoutes() {

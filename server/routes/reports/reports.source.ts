@@ -19,6 +19,8 @@ export interface ReportScope {
   now: Date;
   /** Which days come from the rollups and which from the orders (reports.split.ts). Absent: all from the orders. */
   split?: { rolled: DayRange[]; live: DayRange[] };
+  /** Device usage for some devices only: these ids, or those the scope's device list leaves out (CSV pages). */
+  devices?: { ids: number[] } | { unlisted: true };
 }
 
 /** Local days `from`..`to`, both included. */
@@ -118,11 +120,31 @@ function usedMinutes(now: Date): SQL {
  */
 const SESSION_MARGIN = sql`interval '7 days'`;
 
+/** The device filter of a page of device usage (none: true). */
+function devicesWhere(s: ReportScope, col: SQL): SQL {
+  const f = s.devices;
+  if (!f) return sql`true`;
+  if ('ids' in f) {
+    if (f.ids.length === 0) return sql`false`;
+    return sql`${col} in (${sql.join(
+      f.ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`;
+  }
+  // An employee's list is empty: every device they used is "unlisted".
+  if (s.operatorId !== null) return sql`true`;
+  const listed = [sql`d.id = ${col}`];
+  if (s.merchantId !== null) listed.push(sql`d.merchant_id = ${s.merchantId}`);
+  if (s.venueId !== null) listed.push(sql`d.venue_id = ${s.venueId}`);
+  return sql`not exists (select 1 from devices d where ${sql.join(listed, sql` and `)})`;
+}
+
 /** One row per device use on the live days (or the given ranges): who, where, which day, what it counts. */
 export function deviceUseRows(s: ReportScope, ranges = liveRanges(s)): SQL {
   const first = ranges[0]?.from ?? s.from;
   const last = ranges.at(-1)?.to ?? s.to;
-  const kinds = sql`o.kind in ('consume', 'service') and o.device_id is not null`;
+  const kinds = sql`o.kind in ('consume', 'service') and o.device_id is not null
+    and ${devicesWhere(s, sql`o.device_id`)}`;
   return sql`select o.merchant_id, o.venue_id, o.device_id, o.operator_account_id,
       (${PAID_AT} at time zone ${s.tz})::date as day,
       (ds.started_at is not null)::int as sessions, ${usedMinutes(s.now)} as minutes,
@@ -135,7 +157,12 @@ export function deviceUseRows(s: ReportScope, ranges = liveRanges(s)): SQL {
 
 /** Device use rows: day, device, sessions, minutes, revenue and refunds; live orders and rolled days. */
 export function usageRows(s: ReportScope): SQL {
-  const rolled = [sql`r.tz = ${s.tz}`, dayIn(rolledRanges(s)), ...scoped(s, 'r')];
+  const rolled = [
+    sql`r.tz = ${s.tz}`,
+    dayIn(rolledRanges(s)),
+    devicesWhere(s, sql`r.device_id`),
+    ...scoped(s, 'r'),
+  ];
   return sql`select u.device_id, u.day, u.sessions, u.minutes, u.revenue, u.refund from (${deviceUseRows(s)}) u
     union all
     select r.device_id, r.day, r.sessions, r.minutes, r.revenue_fen, r.refund_fen

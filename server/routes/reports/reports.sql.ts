@@ -51,6 +51,14 @@ export function deviceList(s: ReportScope): SQL {
   return sql`select ${DEVICE_COLUMNS} where ${sql.join(where, sql` and `)}`;
 }
 
+/** One keyset page of the device list, in the report's order (merchant, venue, device), after `after`. */
+export function deviceListPage(s: ReportScope, after: readonly number[] | null, limit: number): SQL {
+  const key = sql`(x.merchant_id, coalesce(x.venue_id, 2147483647), x.device_id)`;
+  const from = after ? sql`${key} > (${after[0]}::int, ${after[1]}::int, ${after[2]}::int)` : sql`true`;
+  return sql`select * from (${deviceList(s)}) x where ${from}
+    order by x.merchant_id, coalesce(x.venue_id, 2147483647), x.device_id limit ${limit}`;
+}
+
 /** Named devices (those with usage in the scope that the list above left out). */
 export function devicesById(ids: number[]): SQL {
   return sql`select ${DEVICE_COLUMNS} where d.id in (${sql.join(
