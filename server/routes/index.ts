@@ -20,6 +20,7 @@ import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { feedbackRoutes } from './feedback/user-feedback.routes';
 import { feedbackInboxRoutes } from './feedback/feedback-inbox.routes';
 import { membersRoutes } from './members/members.routes';
+import { refundsRoutes } from './refunds/refunds.routes';
 import { profitSharingRoutes } from './profit-sharing/profit-sharing.routes';
 import { subUsersRoutes } from './sub-users/sub-users.routes';
 import { healthRoutes } from './health/health.routes';
@@ -59,6 +60,7 @@ export const ROUTES: readonly RouteRow[] = [
   ['/backend/sub-users', subUsersRoutes],
   ['/backend/profit-sharing', profitSharingRoutes],
   ['/backend/merchant/members', membersRoutes],
+  ['/backend/merchant/refunds', refundsRoutes],
   ['/backend/merchant/feedback', feedbackInboxRoutes],
 
   // public, no sign-in

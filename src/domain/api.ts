@@ -4,6 +4,7 @@
  * The end-user shapes are fixed for outside clients: fields may be added, never renamed.
  */
 import { z } from 'zod';
+import type { WechatRefundView } from './refunds.schema';
 
 // ---------------------------------------------------------------- errors and lists
 
@@ -223,6 +224,8 @@ export interface ConsumptionHistoryItem {
   method: 'wallet' | 'wechat';
   status: OrderStatus['status'];
   created_at: string;
+  /** The order's latest refund to WeChat (a WeChat pay), with its state; null otherwise. */
+  wechat_refund: WechatRefundView | null;
 }
 
 export const FEEDBACK_CATEGORIES = {

@@ -2,6 +2,7 @@
  * Members (`/merchant/members`): end users with a wallet or an order at the merchant, their page, and a bonus credit
  * (compensation) with a required note. Shared by the server's validation and the screen.
  */
+import type { WechatRefundView } from './refunds.schema';
 import { z } from 'zod';
 import { BodyIdSchema, PageQuerySchema, QueryIdSchema } from './api';
 
@@ -83,6 +84,8 @@ export interface MemberOrder {
   refunded_fen: number;
   device_name: string | null;
   created_at: string;
+  /** The order's latest refund to WeChat (a WeChat pay), with its state and WeChat's word; null otherwise. */
+  wechat_refund: WechatRefundView | null;
 }
 
 export interface MemberSession {

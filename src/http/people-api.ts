@@ -1,5 +1,6 @@
 /**
- * Typed endpoints of `/backend/sub-users`, `/backend/profit-sharing`, `/backend/merchant/members` and
+ * Typed endpoints of `/backend/sub-users`, `/backend/profit-sharing`, `/backend/merchant/members` (and its refund
+ * retry, `/backend/merchant/refunds`) and
  * `/backend/merchant/feedback` over the one HTTP client.
  */
 import type { Page } from '../domain/api';
@@ -15,6 +16,7 @@ import type {
   MemberWalletEntry,
   MerchantMember,
 } from '../domain/members.schema';
+import type { RefundRetryResult } from '../domain/refunds.schema';
 import type {
   ShareRule,
   ShareRuleChange,
@@ -54,6 +56,8 @@ export const membersApi = {
     http.get<Page<MemberOrder>>(`/merchant/members/${id}/orders${queryString(q)}`),
   sessions: (id: number, q: MemberHistoryQuery) =>
     http.get<Page<MemberSession>>(`/merchant/members/${id}/sessions${queryString(q)}`),
+  /** Sends a closed, abnormal or failed WeChat refund again (level 1/2). */
+  retryRefund: (refundId: number) => http.post<RefundRetryResult>(`/merchant/refunds/${refundId}/retry`, {}),
   /** `key` is the Idempotency-Key: the same key for a retry of the same credit. */
   bonus: (id: number, body: BonusCredit, key: string) =>
     http.post<BonusCreditResult>(`/merchant/members/${id}/bonus`, body, {

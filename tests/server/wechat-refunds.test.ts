@@ -16,7 +16,7 @@ import {
 import { reservedFen } from '../../server/services/withdrawals/requests';
 import { createRefundWorker } from '../../server/services/orders/refund-worker';
 import { retryWechatRefund } from '../../server/services/orders/refund-outbox';
-import type { StopResponse } from '../../src/domain/api';
+import type { ConsumptionHistoryItem, Page, StopResponse } from '../../src/domain/api';
 import { assertLedgerInvariants } from './invariants';
 import { demoDevices, startMoneyWorld, withCookie, type MoneyWorld } from './money-harness';
 import {
@@ -198,6 +198,17 @@ describe('refunds that do not succeed', () => {
     await w.settle();
     const [row] = await refundsOf(w, paid.order_id);
     expect(row).toMatchObject({ status: 'closed', last_error: expect.stringContaining('关闭') });
+    const history = async () =>
+      (await w.json<Page<ConsumptionHistoryItem>>('/backend/user/consumption-history', withCookie(cookie)))
+        .body.items[0];
+    // The member sees the refund and its state (WeChat's error text stays with staff).
+    expect(await history()).toMatchObject({
+      order_no: paid.order_no,
+      method: 'wechat',
+      refunded_fen: 0,
+      wechat_refund: { status: 'closed', amount_fen: paid.amount_fen },
+    });
+    expect((await history())!.wechat_refund).not.toHaveProperty('last_error');
     expect((await orderRow(w, paid.order_id)).refunded_fen).toBe(0);
     expect(await refundTxns(paid.order_id)).toBe(0);
     await assertLedgerInvariants(w.database.db, { settled: true });
@@ -219,6 +230,10 @@ describe('refunds that do not succeed', () => {
     await w.settle();
     expect((await refundsOf(w, paid.order_id))[0]!.status).toBe('succeeded');
     expect((await orderRow(w, paid.order_id)).refunded_fen).toBe(paid.amount_fen);
+    expect(await history()).toMatchObject({
+      refunded_fen: paid.amount_fen,
+      wechat_refund: { status: 'succeeded', amount_fen: paid.amount_fen },
+    });
     await assertLedgerInvariants(w.database.db, { settled: true });
   });
 

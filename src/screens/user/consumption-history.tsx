@@ -4,6 +4,7 @@ import { UserPage } from '../../ui/user/user-page';
 import type { ConsumptionHistoryItem } from '../../domain/api';
 import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
+import { WECHAT_REFUND_LABELS, refundTone } from '../../domain/refunds.schema';
 import { Money, PageHeader } from '../../ui';
 import { ORDER_STATUS_LABELS, shortTime } from '../../ui/user/format';
 import { PagedList } from '../../ui/user/paged-list';
@@ -38,17 +39,25 @@ export default function ConsumptionHistoryScreen({ route }: ScreenProps) {
                 </p>
                 <p className="text-xs text-base-content/50">
                   {shortTime(o.created_at)} ·{' '}
-                  {o.refunded_fen > 0 && o.refunded_fen < o.amount_fen
+                  {(o.wechat_refund?.amount_fen ?? o.refunded_fen) > 0 &&
+                  (o.wechat_refund?.amount_fen ?? o.refunded_fen) < o.amount_fen
                     ? '部分退款'
                     : (ORDER_STATUS_LABELS[o.status] ?? o.status)}
                 </p>
               </div>
               <div className="text-right">
                 <Money fen={-o.amount_fen} className="font-semibold" />
-                {o.refunded_fen > 0 && (
-                  <p className="text-xs text-success" data-testid="refund">
-                    退款 <Money fen={o.refunded_fen} />
+                {o.wechat_refund ? (
+                  <p className={`text-xs ${refundTone(o.wechat_refund.status)}`} data-testid="refund">
+                    退回微信 <Money fen={o.wechat_refund.amount_fen} /> ·{' '}
+                    {WECHAT_REFUND_LABELS[o.wechat_refund.status]}
                   </p>
+                ) : (
+                  o.refunded_fen > 0 && (
+                    <p className="text-xs text-success" data-testid="refund">
+                      退款 <Money fen={o.refunded_fen} />
+                    </p>
+                  )
                 )}
               </div>
             </li>

@@ -12,7 +12,13 @@ import {
 import { formatFen } from '../../../domain/money';
 import { METHOD_LABELS } from '../../../domain/reports.schema';
 import { membersApi } from '../../../http/people-api';
-import { Money } from '../../../ui';
+import {
+  WECHAT_REFUND_LABELS,
+  isRetryableRefund,
+  refundTone,
+  type WechatRefundView,
+} from '../../../domain/refunds.schema';
+import { ConfirmDialog, Money, Toast } from '../../../ui';
 import { ResourceList } from '../../../ui/resource-list';
 import { ORDER_STATUS_LABELS, shortTime } from '../../../ui/user/format';
 
@@ -75,13 +81,85 @@ const entryRow = (e: MemberWalletEntry) => (
     fen={e.amount_fen}
   />
 );
-const orderRow = (o: MemberOrder) => (
-  <Row
-    title={`${o.kind === 'recharge' ? '充值' : (o.device_name ?? '消费')} · ${METHOD_LABELS[o.method]} · ${ORDER_STATUS_LABELS[o.status] ?? o.status}`}
-    sub={line(shortTime(o.created_at), o.order_no, o.refunded_fen > 0 && `已退 ${formatFen(o.refunded_fen)}`)}
-    fen={o.amount_fen}
-  />
+const orderRow = (o: MemberOrder, onRetry: (o: MemberOrder) => void) => (
+  <div>
+    <Row
+      title={`${o.kind === 'recharge' ? '充值' : (o.device_name ?? '消费')} · ${METHOD_LABELS[o.method]} · ${ORDER_STATUS_LABELS[o.status] ?? o.status}`}
+      sub={line(
+        shortTime(o.created_at),
+        o.order_no,
+        o.refunded_fen > 0 && !o.wechat_refund && `已退 ${formatFen(o.refunded_fen)}`,
+      )}
+      fen={o.amount_fen}
+    />
+    {o.wechat_refund && <RefundLine refund={o.wechat_refund} onRetry={() => onRetry(o)} />}
+  </div>
 );
+
+/** A WeChat refund's state under its order; closed, abnormal or failed ones can be sent again. */
+function RefundLine({ refund, onRetry }: { refund: WechatRefundView; onRetry: () => void }) {
+  return (
+    <div className="flex items-center gap-2 px-3 pb-2 text-xs" data-testid="member-order-refund">
+      <p className={`min-w-0 flex-1 ${refundTone(refund.status)}`}>
+        退回微信 {formatFen(refund.amount_fen)} · {WECHAT_REFUND_LABELS[refund.status]}
+        {isRetryableRefund(refund.status) && refund.last_error ? `（${refund.last_error}）` : ''}
+      </p>
+      {isRetryableRefund(refund.status) && (
+        <button type="button" className="btn btn-xs btn-outline" onClick={onRetry}>
+          重新退款
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The orders tab: the list, and the confirmed retry of a refund that did not succeed. */
+function OrderHistory({ load }: { load: (page: number) => Promise<Page<MemberOrder>> }) {
+  const [version, setVersion] = useState(0);
+  const [target, setTarget] = useState<MemberOrder | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
+  const confirm = async () => {
+    const refund = target?.wechat_refund;
+    if (!refund) return;
+    setBusy(true);
+    try {
+      await membersApi.retryRefund(refund.id);
+      setToast({ message: '已重新提交退款', kind: 'success' });
+      setVersion((v) => v + 1);
+    } catch (e) {
+      setToast({ message: (e as { message?: string }).message ?? '重试失败，请稍后再试', kind: 'error' });
+    } finally {
+      setBusy(false);
+      setTarget(null);
+    }
+  };
+  return (
+    <>
+      <HistoryList
+        key={version}
+        load={load}
+        keyOf={(o) => o.order_no}
+        render={(o) => orderRow(o, setTarget)}
+        empty="暂无订单"
+      />
+      <ConfirmDialog
+        open={target !== null}
+        title="重新退款"
+        message={
+          target?.wechat_refund
+            ? `将订单 ${target.order_no} 的 ${formatFen(target.wechat_refund.amount_fen)} 再次原路退回会员的微信。`
+            : undefined
+        }
+        confirmLabel="重新退款"
+        busy={busy}
+        onConfirm={() => void confirm()}
+        onCancel={() => setTarget(null)}
+      />
+      {toast && <Toast message={toast.message} kind={toast.kind} onClose={() => setToast(null)} />}
+    </>
+  );
+}
 const sessionRow = (s: MemberSession) => (
   <Row
     title={`${s.device_name} · ${s.minutes} 分钟 · ${SESSION_STATUS[s.status] ?? s.status}`}
@@ -117,14 +195,7 @@ export function MemberHistory({ member }: { member: MerchantMember }) {
           empty="暂无钱包流水"
         />
       )}
-      {tab === 'orders' && (
-        <HistoryList
-          load={(page) => membersApi.orders(member.id, q(page))}
-          keyOf={(o) => o.order_no}
-          render={orderRow}
-          empty="暂无订单"
-        />
-      )}
+      {tab === 'orders' && <OrderHistory load={(page) => membersApi.orders(member.id, q(page))} />}
       {tab === 'sessions' && (
         <HistoryList
           load={(page) => membersApi.sessions(member.id, q(page))}
