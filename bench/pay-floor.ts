@@ -26,7 +26,7 @@ interface PgliteClient {
 }
 
 /** Runs `fn` in one transaction on the app's own driver (`db.$client`: the pool, or the PGlite instance). */
-function bareTransaction(db: Db): <T>(fn: (q: Query) => Promise<T>) => Promise<T> {
+export function bareTransaction(db: Db): <T>(fn: (q: Query) => Promise<T>) => Promise<T> {
   const client = (db as unknown as { $client: PgPool | PgliteClient }).$client;
   if ('transaction' in client) return (fn) => client.transaction((tx) => fn((t, p) => tx.query(t, p)));
   return async (fn) => {
