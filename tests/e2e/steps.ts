@@ -51,7 +51,7 @@ export async function addDeviceBatch(
   await page.getByText(`已添加 ${opts.count} 台，已选中，可打印标签`).waitFor();
 }
 
-/** Screenshots the page as printed on A4 (print media, 794x1123 at 96 dpi), then puts the phone back. */
+/** Screenshots the page as printed on A4 (print media, 794x1123 at 96 dpi), then puts the phone back as it was. */
 export async function screenshotPrintView(page: Page, name: string) {
   await page.emulateMedia({ media: 'print' });
   await page.setViewportSize({ width: 794, height: 1123 });
@@ -60,6 +60,12 @@ export async function screenshotPrintView(page: Page, name: string) {
   await screenshot(page, name);
   await page.emulateMedia({ media: 'screen' });
   await page.setViewportSize({ width: 390, height: 844 });
+  // A phone never changes width, but this emulated one just did: Chromium keeps the scale limits it worked out at
+  // 794 px, and the next focused <select> zooms the page in (the layout is unchanged; pointer clicks would land
+  // beside their targets). Put the page scale back to what a phone has.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.resetPageScaleFactor');
+  await cdp.detach();
 }
 
 /**

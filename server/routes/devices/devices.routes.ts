@@ -93,9 +93,7 @@ export function devicesRoutes() {
       .limit(q.page_size)
       .offset(offsetOf(q));
     const [rows, [total]] = await Promise.all([
-      selectDevices(db)
-        .where(inArray(devices.id, pageIds))
-        .orderBy(asc(devices.venue_id), asc(devices.id)),
+      selectDevices(db).where(inArray(devices.id, pageIds)).orderBy(asc(devices.venue_id), asc(devices.id)),
       db.select({ n: count() }).from(devices).where(where),
     ]);
     return c.json(
