@@ -116,6 +116,17 @@ export function chartChunk(
   };
 }
 
+/** The report screens' chunks: what `/reports/*` loads beyond what `/dashboard` loads, the lazy chart aside. */
+export function reportChunks(
+  dist: string,
+  shell: RouteSize,
+  report: RouteSize,
+): { files: string[]; js: number } {
+  const files = report.jsFiles.filter((f) => !shell.jsFiles.includes(f));
+  const js = files.reduce((n, f) => n + gzipSync(fs.readFileSync(path.join(dist, f))).length, 0);
+  return { files, js };
+}
+
 /** Files of the production build that mention the inspector (must be none). */
 export function inspectorLeaks(dist: string): string[] {
   const dir = path.join(dist, 'assets');
@@ -151,13 +162,16 @@ function main() {
         `  ${r.jsFiles.length} JS, ${r.cssFiles.length} CSS`,
     );
   }
-  const chart = chartChunk(dist, [
-    ...rows,
-    measure(dist, '/dashboard'),
-    measure(dist, '/reports/consumption'),
-  ]);
+  const shell = measure(dist, '/dashboard');
+  const report = measure(dist, '/reports/consumption');
+  const chart = chartChunk(dist, [...rows, shell, report]);
+  const screens = reportChunks(dist, shell, report);
   console.log(
-    `\nreport chart (uPlot, lazy, report pages only): ${kb(chart.js)} JS + ${kb(chart.css)} CSS gzip` +
+    `\nreport screens: ${kb(screens.js)} JS gzip in ${screens.files.length} files beyond /dashboard's` +
+      ` (${screens.files.map((f) => path.basename(f).replace(/-[\w-]{8}\.js$/, '')).join(', ')})`,
+  );
+  console.log(
+    `report chart (uPlot, lazy, report pages only): ${kb(chart.js)} JS + ${kb(chart.css)} CSS gzip` +
       (chart.loadedBy.length ? `; loaded up front by ${chart.loadedBy.join(', ')}` : ''),
   );
   const pay = rows.find((r) => r.path === BUDGET.path)!;
