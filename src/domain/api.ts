@@ -201,6 +201,8 @@ export interface RechargeResponse {
 
 export interface StopResponse extends UsingSession {
   refund_fen: number;
+  /** Where the refund goes: the wallet at once, or back to WeChat (its state on /user/consumption-history). */
+  refund_to: 'wallet' | 'wechat';
 }
 
 export interface RechargeHistoryItem {

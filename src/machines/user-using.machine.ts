@@ -17,7 +17,8 @@ export interface UsingContext {
   list: UsingList | null;
   error: { code: string; message: string } | null;
   stopping: string | null;
-  result: { ok: true; refund_fen: number } | { ok: false; message: string } | null;
+  result:
+    { ok: true; refund_fen: number; refund_to: 'wallet' | 'wechat' } | { ok: false; message: string } | null;
 }
 
 export type UsingEvent =
@@ -110,7 +111,11 @@ export const usingMachine = setup({
             stopping: null,
             result: ({ event }) =>
               event.output.ok
-                ? { ok: true as const, refund_fen: event.output.value.refund_fen }
+                ? {
+                    ok: true as const,
+                    refund_fen: event.output.value.refund_fen,
+                    refund_to: event.output.value.refund_to ?? 'wallet',
+                  }
                 : { ok: false as const, message: event.output.error.message },
           }),
         },

@@ -50,7 +50,7 @@ function eventsFor(s: UsingSnapshot): UsingEvent[] {
     ];
   if (s.matches('stopping'))
     return [
-      done('stopSession', ok({ ...session('stopped'), refund_fen: 150 })),
+      done('stopSession', ok({ ...session('stopped'), refund_fen: 150, refund_to: 'wallet' })),
       done('stopSession', refused(409, 'SESSION_NOT_RUNNING', '设备不在运行中，无法结束使用')),
       errored('stopSession'),
       ...user,
@@ -135,8 +135,8 @@ describe('using machine (model-based)', () => {
     await t.play({ type: 'stop.ask', order_no: 'C1' });
     await t.play({ type: 'stop.confirm' });
     expect(t.pending.get('stopSession')?.input).toEqual({ order_no: 'C1' });
-    await t.play(done('stopSession', ok({ ...session('stopped'), refund_fen: 150 })));
-    expect(t.actor.getSnapshot().context.result).toEqual({ ok: true, refund_fen: 150 });
+    await t.play(done('stopSession', ok({ ...session('stopped'), refund_fen: 150, refund_to: 'wechat' })));
+    expect(t.actor.getSnapshot().context.result).toEqual({ ok: true, refund_fen: 150, refund_to: 'wechat' });
     expect(t.actor.getSnapshot().matches('loading')).toBe(true);
   });
 });

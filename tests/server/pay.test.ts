@@ -93,6 +93,7 @@ describe('wallet pay', () => {
       withCookie(cookie, { method: 'POST' }),
     );
     expect(stop.status).toBe(200);
+    expect(stop.body).toMatchObject({ refund_to: 'wallet' });
     expect(stop.body.refund_fen).toBeGreaterThan(0);
     const after = await w.json<UserProfile>('/backend/user/profile', withCookie(cookie));
     expect(after.body.wallets[0]!.balance_fen).toBe(5500 - price!.price_fen + stop.body.refund_fen);

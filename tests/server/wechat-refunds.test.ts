@@ -176,6 +176,7 @@ describe('a WeChat-paid session stopped early', () => {
     const unused = Math.floor((session!.ends_at!.getTime() - session!.ended_at!.getTime()) / 1000);
     const expected = Math.floor((paid.amount_fen * Math.min(total, unused)) / total);
     expect(stop.body.refund_fen).toBe(expected);
+    expect(stop.body.refund_to).toBe('wechat');
     expect(expected).toBeGreaterThan(0);
     await w.settle();
     const [row] = await refundsOf(w, paid.order_id);

@@ -65,7 +65,16 @@ export function usingRoutes(): Hono<AppEnv> {
     const stopped = await devicesOf(c.var.deps).stop(row.session_id);
     if (!stopped) throw conflict('SESSION_NOT_RUNNING', '设备不在运行中，无法结束使用');
     const after = (await find())!;
-    const body: StopResponse = { ...toUsingSession(after), refund_fen: after.refund_fen };
+    const [paidBy] = await db
+      .select({ method: orders.method })
+      .from(orders)
+      .where(eq(orders.order_no, orderNo));
+    const body: StopResponse = {
+      ...toUsingSession(after),
+      refund_fen: after.refund_fen,
+      // A WeChat pay's refund goes back to WeChat through the outbox (docs/money.md "WeChat refunds").
+      refund_to: paidBy?.method === 'wechat' ? 'wechat' : 'wallet',
+    };
     return c.json(body);
   });
 

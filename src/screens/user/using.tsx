@@ -139,7 +139,7 @@ export default function UsingScreen({ route }: ScreenProps) {
             data-testid="stop-result"
           >
             {result.ok
-              ? `已结束使用，未使用时长退款 ${formatFen(result.refund_fen)} 已退回余额`
+              ? `已结束使用，未使用时长退款 ${formatFen(result.refund_fen)} ${result.refund_to === 'wechat' ? '将原路退回微信，可在消费记录查看进度' : '已退回余额'}`
               : result.message}
           </div>
         )}
