@@ -25,6 +25,21 @@ const TEXTS: ActionTexts = {
   confirmLabel: '确认提现',
 };
 
+/** The platform admin has no wallet: it reviews the others' requests on 提现管理. */
+function AdminNoWallet({ route }: Pick<ScreenProps, 'route'>) {
+  return (
+    <StaffPage route={route} description="钱包属于商户（结算钱包）和分润合伙人（分润钱包）。">
+      <div className="m-4 rounded-box bg-base-100">
+        <EmptyState title="平台管理员没有钱包" description="各商户和合伙人的提现申请在“提现管理”中审核。">
+          <Link href="/merchant/withdrawals" className="btn btn-primary btn-sm">
+            前往提现管理
+          </Link>
+        </EmptyState>
+      </div>
+    </StaffPage>
+  );
+}
+
 /** `/wallet`: the merchant's settlement wallet or the partner's share wallet, and its withdrawal requests. */
 export default function WalletScreen({ route }: ScreenProps) {
   const [page, setPage] = useState(1);
@@ -49,19 +64,7 @@ export default function WalletScreen({ route }: ScreenProps) {
     own.refresh();
   }, [done, money, wallet, own]);
 
-  if (wallet.error?.code === 'NO_WALLET') {
-    return (
-      <StaffPage route={route} description="钱包属于商户（结算钱包）和分润合伙人（分润钱包）。">
-        <div className="m-4 rounded-box bg-base-100">
-          <EmptyState title="平台管理员没有钱包" description="各商户和合伙人的提现申请在“提现管理”中审核。">
-            <Link href="/merchant/withdrawals" className="btn btn-primary btn-sm">
-              前往提现管理
-            </Link>
-          </EmptyState>
-        </div>
-      </StaffPage>
-    );
-  }
+  if (wallet.error?.code === 'NO_WALLET') return <AdminNoWallet route={route} />;
   return (
     <StaffPage route={route} description="可提现余额、冻结中的提现和每一笔收支明细。">
       {wallet.data && (

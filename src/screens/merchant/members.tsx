@@ -14,6 +14,31 @@ import { MemberDetail } from './parts/member-detail';
 
 const PAGE_SIZE = 20;
 
+/** One member: nickname and balance; orders, consumption, last visit (the admin: which merchant). */
+function MemberRow({
+  member: m,
+  showMerchant,
+  onOpen,
+}: {
+  member: MerchantMember;
+  showMerchant: boolean;
+  onOpen: () => void;
+}) {
+  return (
+    <button type="button" className="w-full p-3 text-left" data-testid="member-row" onClick={onOpen}>
+      <p className="flex justify-between font-medium">
+        <span className="truncate">{m.nickname || `会员 ${m.id}`}</span>
+        <Money fen={m.balance_fen} />
+      </p>
+      <p className="text-xs text-base-content/60">
+        {m.orders} 笔订单 · 消费 <Money fen={m.consume_total_fen} />
+        {m.last_visit_at && ` · 最近 ${shortTime(m.last_visit_at)}`}
+        {showMerchant && ` · ${m.merchant_name}`}
+      </p>
+    </button>
+  );
+}
+
 /**
  * `/merchant/members`: members with a wallet or an order here, paged and searchable (the admin: every merchant's,
  * with a merchant filter); a member's page (paged histories) and bonus credit in a sheet.
@@ -70,24 +95,7 @@ export default function MembersScreen({ route }: ScreenProps) {
         }
         emptyTitle="暂无会员"
         emptyDescription="会员在本商户充值或使用设备后会出现在这里。"
-        renderItem={(m) => (
-          <button
-            type="button"
-            className="w-full p-3 text-left"
-            data-testid="member-row"
-            onClick={() => setOpen(m)}
-          >
-            <p className="flex justify-between font-medium">
-              <span className="truncate">{m.nickname || `会员 ${m.id}`}</span>
-              <Money fen={m.balance_fen} />
-            </p>
-            <p className="text-xs text-base-content/60">
-              {m.orders} 笔订单 · 消费 <Money fen={m.consume_total_fen} />
-              {m.last_visit_at && ` · 最近 ${shortTime(m.last_visit_at)}`}
-              {isAdmin && ` · ${m.merchant_name}`}
-            </p>
-          </button>
-        )}
+        renderItem={(m) => <MemberRow member={m} showMerchant={isAdmin} onOpen={() => setOpen(m)} />}
       />
       <Sheet
         open={open !== null}

@@ -4,15 +4,19 @@ import { loadMe } from '../../app/staff-features';
 import { useMoneyAction } from '../../app/use-money-action';
 import { useRequest } from '../../app/use-request';
 import { formatFen } from '../../domain/money';
-import { WITHDRAWAL_STATUSES, type Withdrawal, type WithdrawalStatus } from '../../domain/wallet.schema';
+import type { Withdrawal, WithdrawalStatus } from '../../domain/wallet.schema';
 import { withdrawalsApi } from '../../http/wallet-api';
 import { Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
-import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { MoneyActionDialog, type ActionTexts } from '../shared/money-action-dialog';
 import { StaffPage } from '../shared/staff-page';
-import { WithdrawalDetail, WithdrawalRow, type AdminAction } from './parts/withdrawal-detail';
+import {
+  WithdrawalDetail,
+  WithdrawalRow,
+  WithdrawalsToolbar,
+  type AdminAction,
+} from './parts/withdrawal-detail';
 
 const PAGE_SIZE = 20;
 
@@ -54,6 +58,22 @@ function textsFor(action: string | null, w: Withdrawal | null): ActionTexts | nu
   return null;
 }
 
+/** The admin's three actions: approve, reject with a reason, mark paid with a transfer reference. */
+const ADMIN_ACTIONS: Parameters<typeof useMoneyAction>[0] = {
+  validate: (action, value) =>
+    action === 'approve' || value.trim() !== ''
+      ? null
+      : action === 'reject'
+        ? '请填写驳回原因'
+        : '请填写转账凭证号',
+  send: ({ action, target, value }) =>
+    action === 'approve'
+      ? withdrawalsApi.approve(target ?? 0)
+      : action === 'reject'
+        ? withdrawalsApi.reject(target ?? 0, value.trim())
+        : withdrawalsApi.pay(target ?? 0, value.trim()),
+};
+
 /** `/merchant/withdrawals`: a merchant's and its partners' requests (the admin: all), each with its timeline. */
 export default function WithdrawalsScreen({ route }: ScreenProps) {
   const [filter, setFilter] = useState({
@@ -71,20 +91,7 @@ export default function WithdrawalsScreen({ route }: ScreenProps) {
   const isAdmin = me.data?.user.level === 1;
   const [selected, setSelected] = useState<Withdrawal | null>(null);
   const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
-  const money = useMoneyAction({
-    validate: (action, value) =>
-      action === 'approve' || value.trim() !== ''
-        ? null
-        : action === 'reject'
-          ? '请填写驳回原因'
-          : '请填写转账凭证号',
-    send: ({ action, target, value }) =>
-      action === 'approve'
-        ? withdrawalsApi.approve(target ?? 0)
-        : action === 'reject'
-          ? withdrawalsApi.reject(target ?? 0, value.trim())
-          : withdrawalsApi.pay(target ?? 0, value.trim()),
-  });
+  const money = useMoneyAction(ADMIN_ACTIONS);
   const { done, result, action } = money.view;
   useEffect(() => {
     if (!done) return;
@@ -94,29 +101,6 @@ export default function WithdrawalsScreen({ route }: ScreenProps) {
     list.refresh();
   }, [done, result, action, money, list]);
 
-  const toolbar = (
-    <div className="flex flex-col gap-2">
-      <select
-        className="select w-full"
-        aria-label="状态"
-        value={filter.status}
-        onChange={(e) => setFilter({ ...filter, status: e.target.value as WithdrawalStatus | '', page: 1 })}
-      >
-        <option value="">全部状态</option>
-        {Object.entries(WITHDRAWAL_STATUSES).map(([k, label]) => (
-          <option key={k} value={k}>
-            {label}
-          </option>
-        ))}
-      </select>
-      {isAdmin && (
-        <AdminMerchantFilter
-          value={filter.merchant_id}
-          onChange={(merchant_id) => setFilter({ ...filter, merchant_id, page: 1 })}
-        />
-      )}
-    </div>
-  );
   return (
     <StaffPage
       route={route}
@@ -136,7 +120,13 @@ export default function WithdrawalsScreen({ route }: ScreenProps) {
         onRetry={list.canRetry ? list.retry : undefined}
         onPage={(page) => setFilter({ ...filter, page })}
         keyOf={(w) => w.id}
-        toolbar={toolbar}
+        toolbar={
+          <WithdrawalsToolbar
+            filter={filter}
+            isAdmin={isAdmin}
+            onFilter={(f) => setFilter({ ...f, page: 1 })}
+          />
+        }
         emptyTitle="暂无提现申请"
         emptyDescription="商户或合伙人在“钱包”中申请提现后会显示在这里。"
         renderItem={(w) => <WithdrawalRow w={w} onOpen={() => setSelected(w)} />}

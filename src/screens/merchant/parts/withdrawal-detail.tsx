@@ -1,7 +1,8 @@
 import { formatFen } from '../../../domain/money';
 import { ROLE_LABELS, type Role } from '../../../domain/levels';
-import type { Withdrawal } from '../../../domain/wallet.schema';
+import { WITHDRAWAL_STATUSES, type Withdrawal, type WithdrawalStatus } from '../../../domain/wallet.schema';
 import { localTime, WithdrawalStatusBadge, WithdrawalTimeline } from '../../../ui/withdrawal-timeline';
+import { AdminMerchantFilter } from '../../shared/admin-merchant-filter';
 
 export type AdminAction = 'approve' | 'reject' | 'pay';
 
@@ -77,6 +78,41 @@ export function WithdrawalDetail({
       )}
       {!isAdmin && (w.status === 'requested' || w.status === 'approved') && (
         <p className="text-xs text-base-content/60">由平台管理员审核并打款。</p>
+      )}
+    </div>
+  );
+}
+
+/** The list's filters: status, and the admin's merchant. */
+export function WithdrawalsToolbar({
+  filter,
+  isAdmin,
+  onFilter,
+}: {
+  filter: { status: WithdrawalStatus | ''; merchant_id: number | undefined };
+  isAdmin: boolean;
+  onFilter: (f: { status: WithdrawalStatus | ''; merchant_id: number | undefined }) => void;
+}) {
+  return (
+    <div className="flex flex-col gap-2">
+      <select
+        className="select w-full"
+        aria-label="状态"
+        value={filter.status}
+        onChange={(e) => onFilter({ ...filter, status: e.target.value as WithdrawalStatus | '' })}
+      >
+        <option value="">全部状态</option>
+        {Object.entries(WITHDRAWAL_STATUSES).map(([k, label]) => (
+          <option key={k} value={k}>
+            {label}
+          </option>
+        ))}
+      </select>
+      {isAdmin && (
+        <AdminMerchantFilter
+          value={filter.merchant_id}
+          onChange={(merchant_id) => onFilter({ ...filter, merchant_id })}
+        />
       )}
     </div>
   );

@@ -9,6 +9,7 @@ import {
 import { profitSharingApi, subUsersApi } from '../../../http/people-api';
 import { venuesApi } from '../../../http/venues-api';
 import { FormField } from '../../../ui/form-field';
+import { Sheet } from '../../../ui/sheet';
 import { AdminMerchantFilter } from '../../shared/admin-merchant-filter';
 import { StaffForm } from '../../shared/form-parts';
 
@@ -125,5 +126,30 @@ export function ShareRuleForm({
         )}
       </FormField>
     </StaffForm>
+  );
+}
+
+/** The add / change sheet: `editing` is the rule to change, `new`, or null (closed). */
+export function RuleSheet(props: {
+  editing: ShareRule | 'new' | null;
+  merchantId: number | undefined;
+  onClose: () => void;
+  onDone: (saved: boolean) => void;
+}) {
+  const { editing } = props;
+  return (
+    <Sheet
+      open={editing !== null}
+      title={editing === 'new' ? '新增分润规则' : '修改分润比例'}
+      onClose={props.onClose}
+    >
+      {editing !== null && (
+        <ShareRuleForm
+          rule={editing === 'new' ? null : editing}
+          merchantId={props.merchantId}
+          onDone={props.onDone}
+        />
+      )}
+    </Sheet>
   );
 }
