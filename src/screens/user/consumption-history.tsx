@@ -39,10 +39,12 @@ export default function ConsumptionHistoryScreen({ route }: ScreenProps) {
                 </p>
                 <p className="text-xs text-base-content/50">
                   {shortTime(o.created_at)} ·{' '}
-                  {(o.wechat_refund?.amount_fen ?? o.refunded_fen) > 0 &&
-                  (o.wechat_refund?.amount_fen ?? o.refunded_fen) < o.amount_fen
-                    ? '部分退款'
-                    : (ORDER_STATUS_LABELS[o.status] ?? o.status)}
+                  {o.wechat_refund && o.wechat_refund.status !== 'succeeded'
+                    ? WECHAT_REFUND_LABELS[o.wechat_refund.status]
+                    : (o.wechat_refund?.amount_fen ?? o.refunded_fen) > 0 &&
+                        (o.wechat_refund?.amount_fen ?? o.refunded_fen) < o.amount_fen
+                      ? '部分退款'
+                      : (ORDER_STATUS_LABELS[o.status] ?? o.status)}
                 </p>
               </div>
               <div className="text-right">

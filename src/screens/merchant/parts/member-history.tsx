@@ -84,7 +84,11 @@ const entryRow = (e: MemberWalletEntry) => (
 const orderRow = (o: MemberOrder, onRetry: (o: MemberOrder) => void) => (
   <div>
     <Row
-      title={`${o.kind === 'recharge' ? '充值' : (o.device_name ?? '消费')} · ${METHOD_LABELS[o.method]} · ${ORDER_STATUS_LABELS[o.status] ?? o.status}`}
+      title={`${o.kind === 'recharge' ? '充值' : (o.device_name ?? '消费')} · ${METHOD_LABELS[o.method]} · ${
+        o.wechat_refund && o.wechat_refund.status !== 'succeeded'
+          ? WECHAT_REFUND_LABELS[o.wechat_refund.status]
+          : (ORDER_STATUS_LABELS[o.status] ?? o.status)
+      }`}
       sub={line(
         shortTime(o.created_at),
         o.order_no,
@@ -102,7 +106,9 @@ function RefundLine({ refund, onRetry }: { refund: WechatRefundView; onRetry: ()
     <div className="flex items-center gap-2 px-3 pb-2 text-xs" data-testid="member-order-refund">
       <p className={`min-w-0 flex-1 ${refundTone(refund.status)}`}>
         退回微信 {formatFen(refund.amount_fen)} · {WECHAT_REFUND_LABELS[refund.status]}
-        {isRetryableRefund(refund.status) && refund.last_error ? `（${refund.last_error}）` : ''}
+        {refund.status !== 'closed' && isRetryableRefund(refund.status) && refund.last_error
+          ? `（${refund.last_error}）`
+          : ''}
       </p>
       {isRetryableRefund(refund.status) && (
         <button type="button" className="btn btn-xs btn-outline" onClick={onRetry}>

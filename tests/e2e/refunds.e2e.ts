@@ -1,0 +1,128 @@
+/**
+ * WeChat refunds in the browser at 390x844 (docs/money.md "WeChat refunds"): a member pays device 3 by WeChat at the
+ * sandbox cashier, the device refuses to start, the refund to WeChat is closed by the sandbox; the member sees
+ * 退款关闭 on /user/consumption-history; the merchant sees it on the order in the member's page, retries it
+ * (confirmed), and both then see 已退回微信. Screenshots docs/screenshots/refunds-*.png.
+ */
+import { desc, eq } from 'drizzle-orm';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppDeps } from '../../server/context';
+import { members, orders, sandbox_pay_transactions, wechat_refunds } from '../../server/db/schema';
+import {
+  WECHAT_UA,
+  launchBrowser,
+  loginAs,
+  newPhonePage,
+  screenshot,
+  startApp,
+  type RunningApp,
+} from './harness';
+import { openSignedInWeChat } from './steps';
+
+let app: RunningApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const deps = () => app.server.deps as AppDeps;
+
+/** Waits until the order's latest WeChat refund is in `status`. */
+async function refundReaches(orderNo: string, status: string) {
+  const { db } = deps();
+  await expect
+    .poll(
+      async () => {
+        const [row] = await db
+          .select({ status: wechat_refunds.status })
+          .from(wechat_refunds)
+          .innerJoin(orders, eq(orders.id, wechat_refunds.order_id))
+          .where(eq(orders.order_no, orderNo))
+          .orderBy(desc(wechat_refunds.id));
+        return row?.status;
+      },
+      { timeout: 30_000, interval: 250 },
+    )
+    .toBe(status);
+}
+
+/** 微信支付 → 确认付款 → the sandbox cashier; the sandbox closes this payment's refunds; 确认支付. */
+async function payAndCloseRefunds(page: Page): Promise<string> {
+  await page.getByRole('button', { name: '微信支付' }).click();
+  await page.getByRole('button', { name: '确认付款' }).click();
+  await page.getByRole('button', { name: '确认支付' }).waitFor();
+  const [tx] = await deps()
+    .db.select()
+    .from(sandbox_pay_transactions)
+    .orderBy(desc(sandbox_pay_transactions.id))
+    .limit(1);
+  await deps().wechat!.sandbox!.setRefundOutcome(tx!.out_trade_no, 'closed');
+  await page.getByRole('button', { name: '确认支付' }).click();
+  return tx!.out_trade_no;
+}
+
+describe('WeChat refunds', () => {
+  it('a closed refund is visible to the member and the merchant, who retries it', async () => {
+    const res = await fetch(`${app.url}/backend/sandbox/devices/3/mode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'refuse' }),
+    });
+    expect(res.status).toBe(200);
+    const member = await newPhonePage(browser, { userAgent: WECHAT_UA });
+    const staff = await newPhonePage(browser);
+    try {
+      await openSignedInWeChat(member.page, app.url, '/user/pay?device_id=3&venue_id=1', 'e2e-refund');
+      await deps().db.update(members).set({ nickname: '退款会员' }).where(eq(members.openid, 'e2e-refund'));
+      await member.page.getByRole('button', { name: '充值' }).waitFor();
+      const orderNo = await payAndCloseRefunds(member.page);
+      await refundReaches(orderNo, 'closed');
+
+      await member.page.goto(`${app.url}/user/consumption-history`);
+      const row = member.page.getByTestId('consumption-row').first();
+      await row.getByTestId('refund').getByText('退款关闭').waitFor();
+      expect(await row.innerText()).toContain('退回微信');
+      await screenshot(member.page, 'refunds-member-closed');
+
+      await loginAs(staff.page, app.url, 'merchant');
+      await staff.page.goto(`${app.url}/merchant/members`);
+      await staff.page.getByTestId('member-row').filter({ hasText: '退款会员' }).click();
+      await staff.page.getByRole('tab', { name: '订单' }).click();
+      const refund = staff.page.getByTestId('member-order-refund').first();
+      await refund.getByText('退款关闭', { exact: false }).first().waitFor();
+      await screenshot(staff.page, 'refunds-staff-closed');
+
+      await deps().wechat!.sandbox!.setRefundOutcome(orderNo, null);
+      await refund.getByRole('button', { name: '重新退款' }).click();
+      // The confirmation (the member's page is a sheet too: the dialog's primary button).
+      await staff.page.locator('button.btn-primary', { hasText: '重新退款' }).click();
+      await staff.page.getByText('已重新提交退款').waitFor();
+      await refundReaches(orderNo, 'succeeded');
+      // Another tab and back: the orders list loads again.
+      await staff.page.getByRole('tab', { name: '使用记录' }).click();
+      await staff.page.getByRole('tab', { name: '订单' }).click();
+      await staff.page.getByTestId('member-order-refund').first().getByText('已退回微信').waitFor();
+      await screenshot(staff.page, 'refunds-staff-succeeded');
+
+      await member.page.reload();
+      await member.page.getByTestId('consumption-row').first().getByTestId('refund').getByText('已退回微信').waitFor();
+      await screenshot(member.page, 'refunds-member-succeeded');
+      expect(member.console.filter((l) => l.type === 'pageerror')).toEqual([]);
+      expect(staff.console.filter((l) => l.type === 'pageerror')).toEqual([]);
+    } catch (err) {
+      await member.page.screenshot({ path: '/tmp/refunds-member-failure.png' }).catch(() => {});
+      await staff.page.screenshot({ path: '/tmp/refunds-staff-failure.png' }).catch(() => {});
+      throw err;
+    } finally {
+      await member.context.close();
+      await staff.context.close();
+    }
+  });
+});
