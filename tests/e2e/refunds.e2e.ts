@@ -112,7 +112,12 @@ describe('WeChat refunds', () => {
       await screenshot(staff.page, 'refunds-staff-succeeded');
 
       await member.page.reload();
-      await member.page.getByTestId('consumption-row').first().getByTestId('refund').getByText('已退回微信').waitFor();
+      await member.page
+        .getByTestId('consumption-row')
+        .first()
+        .getByTestId('refund')
+        .getByText('已退回微信')
+        .waitFor();
       await screenshot(member.page, 'refunds-member-succeeded');
       expect(member.console.filter((l) => l.type === 'pageerror')).toEqual([]);
       expect(staff.console.filter((l) => l.type === 'pageerror')).toEqual([]);
