@@ -90,34 +90,8 @@ export async function runLoad(
   };
 }
 
-/**
- * Runs `fn` with the URL of a fresh database on the PostgreSQL server at `adminUrl`, then drops it. Waits (bounded)
- * for the server's pool to let its connections go first, or each would log a FATAL 'terminating connection'.
- */
-export async function withScratchDatabase<T>(adminUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
-  const { default: pg } = await import('pg');
-  const { randomBytes } = await import('node:crypto');
-  const name = `bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  try {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return await fn(url.toString());
-  } finally {
-    for (let i = 0; i < 50; i++) {
-      const r = await admin.query<{ n: number }>(
-        'select count(*)::int as n from pg_stat_activity where datname = $1',
-        [name],
-      );
-      if ((r.rows[0]?.n ?? 0) === 0) break;
-      await new Promise((ok) => setTimeout(ok, 50));
-    }
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
-}
+/** Scratch databases come from the helper the tests use too. */
+export { withScratchDatabase } from '../scripts/pg-scratch';
 
 export interface ServerProcess {
   port: number;

@@ -5,11 +5,11 @@
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server for the PostgreSQL rows; without one, a
  * throwaway loopback server is started from Debian's binaries (scripts/pg-server.sh) when they are installed.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startPgServer, stopPgServer } from '../scripts/pg-scratch';
 import type { BenchContext, BenchRow } from './types';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,19 +48,13 @@ const BENCH_PG_PORT = '55439';
 
 /** A loopback PostgreSQL for the PostgreSQL rows, when none is named and the server binaries are there. */
 function startOwnPostgres(): string | undefined {
-  try {
-    return execFileSync('bash', [path.join(root, 'scripts/pg-server.sh'), 'start', BENCH_PG_PORT], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim();
-  } catch {
-    console.error('[bench] no PostgreSQL server binaries: PostgreSQL rows skipped');
-    return undefined;
-  }
+  const url = startPgServer(BENCH_PG_PORT);
+  if (!url) console.error('[bench] no PostgreSQL server binaries: PostgreSQL rows skipped');
+  return url;
 }
 
 function stopOwnPostgres(): void {
-  execFileSync('bash', [path.join(root, 'scripts/pg-server.sh'), 'stop', BENCH_PG_PORT], { stdio: 'ignore' });
+  stopPgServer(BENCH_PG_PORT);
 }
 
 async function main() {

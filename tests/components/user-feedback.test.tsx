@@ -12,15 +12,15 @@ import { feedback } from '../../server/db/schema';
 import { ROUTES } from '../../src/domain/routes';
 import { configureHttp, resetHttp } from '../../src/http/client';
 import FeedbackScreen from '../../src/screens/user/feedback';
-import { startMoneyWorld, type MoneyWorld } from '../server/money-harness';
+import { createTestApp, ONLINE_WORLD, type TestWorld } from '../server/test-app';
 
-let world: MoneyWorld;
+let world: TestWorld;
 let cookie = '';
 let memberId = 0;
 const route = ROUTES.find((r) => r.id === 'user-feedback')!;
 
 beforeAll(async () => {
-  world = await startMoneyWorld();
+  world = await createTestApp(ONLINE_WORLD);
   const signed = await world.signIn('component-feedback');
   cookie = signed.cookie;
   memberId = signed.member_id;

@@ -14,14 +14,15 @@ import { formatFen } from '../../src/domain/money';
 import { configureHttp, resetHttp } from '../../src/http/client';
 import type { PublicDevice, RechargePackage, ServicePrice } from '../../src/domain/api';
 import PayScreen from '../../src/screens/user/pay';
-import { demoDevices, rechargeViaCashier, startMoneyWorld, type MoneyWorld } from '../server/money-harness';
+import { demoDevices, rechargeViaCashier } from '../server/money-harness';
+import { createTestApp, ONLINE_WORLD, type TestWorld } from '../server/test-app';
 
-let world: MoneyWorld;
+let world: TestWorld;
 let cookie: string | null = null;
 const route = ROUTES.find((r) => r.id === 'user-pay')!;
 
 beforeAll(async () => {
-  world = await startMoneyWorld();
+  world = await createTestApp(ONLINE_WORLD);
   configureHttp({
     baseURL: '/backend',
     navigate: (p) => window.history.pushState(null, '', p),

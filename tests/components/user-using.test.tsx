@@ -18,20 +18,15 @@ import { formatFen } from '../../src/domain/money';
 import { ROUTES } from '../../src/domain/routes';
 import { configureHttp, resetHttp } from '../../src/http/client';
 import UsingScreen from '../../src/screens/user/using';
-import {
-  postJson,
-  rechargeViaCashier,
-  startMoneyWorld,
-  withCookie,
-  type MoneyWorld,
-} from '../server/money-harness';
+import { rechargeViaCashier } from '../server/money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../server/test-app';
 
-let world: MoneyWorld;
+let world: TestWorld;
 let cookie = '';
 const route = ROUTES.find((r) => r.id === 'user-using')!;
 
 beforeAll(async () => {
-  world = await startMoneyWorld();
+  world = await createTestApp(ONLINE_WORLD);
   cookie = (await world.signIn('component-using')).cookie;
   configureHttp({
     baseURL: '/backend',

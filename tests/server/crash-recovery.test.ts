@@ -30,8 +30,8 @@ import type {
   UsingSession,
 } from '../../src/domain/api';
 import { assertLedgerInvariants } from './invariants';
-import { signInMember } from './member-helpers';
-import { postJson, pressConfirmAtCashier, withCookie, type MoneyWorld } from './money-harness';
+import { pressConfirmAtCashier } from './money-harness';
+import { postJson, signInMember, withCookie } from './test-app';
 
 const ROOT = path.resolve(__dirname, '../..');
 const MEMBERS = 4;
@@ -212,11 +212,8 @@ describe('the server killed mid-load', () => {
           withCookie(cookie, postJson({ merchant_id: merchantId, package_id: 1 })),
         );
         expect(r.status, JSON.stringify(r.body)).toBe(201);
-        // pressConfirmAtCashier only uses `request`: the HTTP requester stands in for the in-process world.
-        const confirmed = await pressConfirmAtCashier(
-          http as unknown as MoneyWorld,
-          r.body.jsapi.cashier_url!,
-        );
+        // pressConfirmAtCashier only uses `request`: the HTTP requester stands in for the in-process app.
+        const confirmed = await pressConfirmAtCashier(http, r.body.jsapi.cashier_url!);
         expect(confirmed.status).toBe(303);
         // The sandbox notifies the real notify URL; the order query books it too if the notification is slow.
         const deadline = Date.now() + 15_000;

@@ -9,12 +9,11 @@ import type { PayResponse, StopResponse } from '../../src/domain/api';
 import type { DashboardSummary } from '../../src/domain/dashboard';
 import { members, orders } from '../../server/db/schema';
 import { fundMember } from './devices-fixtures';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from './member-helpers';
-import { bearer, postJson } from './test-app';
+import { bearer, createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from './test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
 });
 afterAll(async () => t?.close());
 

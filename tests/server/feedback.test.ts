@@ -8,10 +8,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedbackItem, Page } from '../../src/domain/api';
 import { feedback, members } from '../../server/db/schema';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from './member-helpers';
-import { postJson } from './test-app';
+import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from './test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 let carol: string;
 let dave: string;
 
@@ -20,7 +19,7 @@ const post = (cookie: string, body: unknown) =>
   t.json<FeedbackItem & { code?: string }>('/backend/user/feedback', withCookie(cookie, postJson(body)));
 
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
   carol = await signInMember(t, 'feedback-carol');
   dave = await signInMember(t, 'feedback-dave');
 });

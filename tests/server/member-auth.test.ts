@@ -6,17 +6,11 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { member_sessions, members, oauth_states } from '../../server/db/schema';
-import {
-  browserOf,
-  createMemberTestApp,
-  signInMember,
-  withCookie,
-  type MemberTestApp,
-} from './member-helpers';
+import { browserOf, createTestApp, signInMember, type TestWorld, withCookie, WORLD } from './test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
 });
 afterAll(async () => {
   await t?.close();
@@ -253,7 +247,8 @@ describe('requireMember and logout', () => {
 
 describe('https', () => {
   it('marks the cookie Secure when PUBLIC_URL is https', async () => {
-    const s = await createMemberTestApp({
+    const s = await createTestApp({
+      ...WORLD,
       env: { PUBLIC_URL: 'https://pay.example.com', WECHAT_SANDBOX: true },
     });
     try {

@@ -7,21 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { assertLedgerInvariants } from './invariants';
-import {
-  demoDevices,
-  postJson,
-  rechargeViaCashier,
-  startMoneyWorld,
-  withCookie,
-  type MoneyWorld,
-} from './money-harness';
+import { demoDevices, rechargeViaCashier } from './money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from './test-app';
 import { orders, service_prices } from '../../server/db/schema';
 import type { UserProfile } from '../../src/domain/api';
 
-let w: MoneyWorld;
+let w: TestWorld;
 
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
 });
 afterAll(async () => {
   await w?.close();

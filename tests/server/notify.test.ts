@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, isNotNull } from 'drizzle-orm';
 import { assertLedgerInvariants } from './invariants';
-import { postJson, startMoneyWorld, withCookie, type MoneyWorld } from './money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from './test-app';
 import {
   ledger_entries,
   orders,
@@ -18,7 +18,7 @@ import {
 import type { Transaction, WechatSandboxHandle } from '../../server/wechat/types';
 import type { RechargeResponse, UserProfile } from '../../src/domain/api';
 
-let w: MoneyWorld;
+let w: TestWorld;
 let sandbox: WechatSandboxHandle;
 let merchantId: number;
 
@@ -57,7 +57,7 @@ async function balance(cookie: string) {
 }
 
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
   sandbox = w.wechat.sandbox!;
   const [d] = await w.database.db.query.devices.findMany();
   merchantId = d!.merchant_id;

@@ -8,15 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { count, eq } from 'drizzle-orm';
 import { assertLedgerInvariants } from './invariants';
-import {
-  demoDevices,
-  postJson,
-  pressConfirmAtCashier,
-  rechargeViaCashier,
-  startMoneyWorld,
-  withCookie,
-  type MoneyWorld,
-} from './money-harness';
+import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from './money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from './test-app';
 import { devices, ledger_entries, orders, service_prices, wallets } from '../../server/db/schema';
 import type {
   ConsumptionHistoryItem,
@@ -27,7 +20,7 @@ import type {
   UserProfile,
 } from '../../src/domain/api';
 
-let w: MoneyWorld;
+let w: TestWorld;
 type DeviceRow = Awaited<ReturnType<typeof demoDevices>>[number];
 let ds: DeviceRow[];
 let merchantId: number;
@@ -58,7 +51,7 @@ const pay = (cookie: string, body: unknown, headers: Record<string, string> = {}
   );
 
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
   ds = await demoDevices(w);
   merchantId = ds[0]!.merchant_id;
 });

@@ -6,12 +6,11 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicDevice, PublicVenue, ServicePrice } from '../../src/domain/api';
 import { service_prices } from '../../server/db/schema';
-import { createMemberTestApp, type MemberTestApp } from './member-helpers';
-import { postJson } from './test-app';
+import { createTestApp, postJson, type TestWorld, WORLD } from './test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
 });
 afterAll(async () => {
   await t?.close();

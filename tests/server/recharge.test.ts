@@ -7,11 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { count } from 'drizzle-orm';
 import { assertLedgerInvariants } from './invariants';
-import { postJson, rechargeViaCashier, startMoneyWorld, withCookie, type MoneyWorld } from './money-harness';
+import { rechargeViaCashier } from './money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from './test-app';
 import { ledger_entries, orders, wallets } from '../../server/db/schema';
 import type { Page, RechargeHistoryItem, RechargePackage, UserProfile } from '../../src/domain/api';
 
-let w: MoneyWorld;
+let w: TestWorld;
 let merchantId: number;
 
 async function snapshot() {
@@ -23,7 +24,7 @@ async function snapshot() {
 }
 
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
   const devices = await w.database.db.query.devices.findMany();
   merchantId = devices[0]!.merchant_id;
 });

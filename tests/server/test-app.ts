@@ -28,6 +28,8 @@ import {
   createDevicesForDeps,
   type DevicesForDepsOptions,
 } from '../../server/services/devices/devices.start-hook';
+import type { WechatOAuthClient } from '../../server/wechat/oauth';
+import type { WechatPayClient } from '../../server/wechat/pay';
 import type { Wechat } from '../../server/wechat/types';
 import { listenOnLoopback, recordingReceiver, signInMember, type Receiver } from './test-app.parts';
 import { createTestDb } from './test-db';
@@ -83,9 +85,12 @@ export interface BaseTestApp {
   close(): Promise<void>;
 }
 
+/** WeChat on the sandbox: the production client classes, pointed at the sandbox. */
+export type SandboxWechat = Wechat & { oauth: WechatOAuthClient; pay: WechatPayClient };
+
 export interface WechatParts {
   deps: AppDeps & { wechat: Wechat; refunds: RefundWorker };
-  wechat: Wechat;
+  wechat: SandboxWechat;
   /** The sandbox behind `wechat` (keys, client configurations, cashier, notifications). */
   sandbox: WechatSandbox;
   /** A member (created on first use, as the first WeChat sign-in does) with a live session; returns its cookie. */
@@ -106,6 +111,8 @@ type ReceiverOn<O> = O extends { wechat: { receiver: true } } ? true : false;
 
 /** The parts of the member and money suites: the WeChat sandbox in process and the devices simulator. */
 export const WORLD = { wechat: true, devices: true } as const;
+/** The same with every device online (its first heartbeat seen) before the first test: the money suites. */
+export const ONLINE_WORLD = { wechat: true, devices: { online: true } } as const;
 /** An app with the WeChat sandbox and the devices simulator. */
 export type TestWorld = TestApp<typeof WORLD>;
 
@@ -247,7 +254,7 @@ export async function createTestApp<const O extends TestAppOptions = Record<neve
   };
   receiver?.attach(t);
   if (wechat) {
-    t.wechat = wechat;
+    t.wechat = wechat as SandboxWechat;
     // createSandboxWechat hands the whole sandbox as the handle; tests use its keys and client configurations.
     t.sandbox = wechat.sandbox as WechatSandbox;
     t.signIn = async (openid) => {

@@ -1,6 +1,7 @@
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or a new database on the PostgreSQL
- * server named by TEST_DATABASE_URL (CI runs the server suite a second time that way).
+ * server named by TEST_DATABASE_URL (CI runs the server suite a second time that way), made by the throwaway-PostgreSQL
+ * helper shared with the bench (scripts/pg-scratch.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -8,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MIGRATIONS_DIR, openDatabase, type Database, type Db } from '../../server/db/client';
 import * as schema from '../../server/db/schema';
+import { createScratchDatabase } from '../../scripts/pg-scratch';
 
 /** Every file under the migrations folder (and the PGlite version), hashed: a new migration makes a new template. */
 function migrationsHash(): string {
@@ -70,33 +72,13 @@ async function openPgliteFromTemplate(): Promise<Database> {
 export async function createTestDb(): Promise<Database> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) return openPgliteFromTemplate();
-  const { default: pg } = await import('pg');
-  const name = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 20 });
+  const scratch = await createScratchDatabase(adminUrl);
+  const database = await openDatabase({ databaseUrl: scratch.url, poolSize: 20 });
   return {
     ...database,
     async close() {
       await database.close();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      // pool.end() resolves before its connections have finished closing; forcing the drop while they close makes
-      // each of them emit a FATAL 57P01 error that vitest reports as unhandled. Let them go first (bounded).
-      for (let i = 0; i < 50; i++) {
-        const r = await c.query<{ n: number }>(
-          'select count(*)::int as n from pg_stat_activity where datname = $1',
-          [name],
-        );
-        if ((r.rows[0]?.n ?? 0) === 0) break;
-        await new Promise((ok) => setTimeout(ok, 50));
-      }
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      await scratch.drop();
     },
   };
 }

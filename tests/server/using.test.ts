@@ -9,10 +9,9 @@ import type { PayResponse, StopResponse, UsingSession } from '../../src/domain/a
 import { members, wallets } from '../../server/db/schema';
 import { fundMember } from './devices-fixtures';
 import { assertLedgerInvariants } from './invariants';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from './member-helpers';
-import { postJson } from './test-app';
+import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from './test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 let alice: string;
 let bob: string;
 let aliceId: number;
@@ -52,7 +51,7 @@ async function waitFor(cookie: string, order_no: string, status: UsingSession['s
 }
 
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
   alice = await signInMember(t, 'using-alice');
   bob = await signInMember(t, 'using-bob');
   aliceId = await memberId('using-alice');

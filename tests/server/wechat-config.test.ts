@@ -8,18 +8,19 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWechat } from '../../server/sandbox/wechat-sandbox';
 import { PAY_NOTIFY_PATH, type WechatEnv } from '../../server/wechat/config';
-import { startHarness, tradeNo, type Harness } from './wechat-harness';
+import { createTestApp } from './test-app';
+import { PROTOCOL, type ProtocolApp, tradeNo } from './wechat-harness';
 
-let h: Harness;
+let h: ProtocolApp;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await createTestApp(PROTOCOL);
 });
 afterAll(async () => {
   await h?.close();
 });
 
-function liveEnv(h: Harness, tmp: string): WechatEnv {
+function liveEnv(h: ProtocolApp, tmp: string): WechatEnv {
   const keyFile = path.join(tmp, 'apiclient_key.pem');
   fs.writeFileSync(keyFile, h.sandbox.keys.merchantPrivateKey);
   return {

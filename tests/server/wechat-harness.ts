@@ -27,8 +27,5 @@ export type Harness = ProtocolApp & { oauth: WechatOAuthClient; pay: WechatPayCl
  */
 export async function startHarness(opts: Omit<WechatTestOptions, 'receiver'> = {}): Promise<Harness> {
   const t = await createTestApp({ ...PROTOCOL, wechat: { ...opts, receiver: true } });
-  return Object.assign(t, {
-    oauth: t.wechat.oauth as WechatOAuthClient,
-    pay: t.wechat.pay as WechatPayClient,
-  });
+  return Object.assign(t, { oauth: t.wechat.oauth, pay: t.wechat.pay });
 }

@@ -10,13 +10,14 @@ import { RETRY_SCHEDULE_S } from '../../server/sandbox/notifier';
 import { aesGcmEncrypt } from '../../server/wechat/crypto';
 import { WechatPayClient } from '../../server/wechat/pay';
 import { WechatPayVerifyError, type Transaction } from '../../server/wechat/types';
-import { startHarness, tradeNo, type Harness } from './wechat-harness';
+import { createTestApp } from './test-app';
+import { PROTOCOL, type ProtocolApp, tradeNo } from './wechat-harness';
 
 const FACTOR = 0.002;
-let h: Harness;
+let h: ProtocolApp;
 
 beforeAll(async () => {
-  h = await startHarness({ retryFactor: FACTOR, pollMs: 5 });
+  h = await createTestApp({ ...PROTOCOL, wechat: { receiver: true, retryFactor: FACTOR, pollMs: 5 } });
 });
 afterAll(async () => {
   await h?.close();
@@ -34,20 +35,20 @@ function reason(fn: () => unknown): string {
 
 async function paidTransaction(amount = 800): Promise<{ no: string; prepayId: string; tx: Transaction }> {
   const no = tradeNo('N');
-  const { prepay_id } = await h.pay.prepayJsapi({
+  const { prepay_id } = await h.wechat.pay.prepayJsapi({
     out_trade_no: no,
     description: '洗衣机',
     amount_fen: amount,
     openid: 'oN',
   });
-  return { no, prepayId: prepay_id, tx: (await h.pay.queryByOutTradeNo(no))! };
+  return { no, prepayId: prepay_id, tx: (await h.wechat.pay.queryByOutTradeNo(no))! };
 }
 
 /** Deliveries for one order, in arrival order. */
 const deliveriesOf = (no: string) =>
   h.received.filter((r) => {
     try {
-      const n = h.pay.parseNotification(r.body, r.headers);
+      const n = h.wechat.pay.parseNotification(r.body, r.headers);
       return n.kind === 'transaction' && n.transaction.out_trade_no === no;
     } catch {
       return false;
@@ -64,30 +65,30 @@ describe('parseNotification', () => {
     };
 
     const good = h.sandbox.signedNotification(success);
-    const parsed = h.pay.parseNotification(good.body, good.headers);
+    const parsed = h.wechat.pay.parseNotification(good.body, good.headers);
     expect(parsed).toMatchObject({
       kind: 'transaction',
       event_type: 'TRANSACTION.SUCCESS',
       transaction: success,
     });
     // Headers as a Fetch Headers object work too (what Hono's c.req.raw.headers gives).
-    expect(h.pay.parseNotification(good.body, new Headers(good.headers)).id).toBe(parsed.id);
+    expect(h.wechat.pay.parseNotification(good.body, new Headers(good.headers)).id).toBe(parsed.id);
 
     const bad = h.sandbox.signedNotification(success, { signature: 'bad' });
-    expect(reason(() => h.pay.parseNotification(bad.body, bad.headers))).toBe('BAD_SIGNATURE');
+    expect(reason(() => h.wechat.pay.parseNotification(bad.body, bad.headers))).toBe('BAD_SIGNATURE');
 
     const probe = h.sandbox.signedNotification(success, { signature: 'probe' });
     expect(probe.headers['Wechatpay-Signature']).toMatch(/^WECHATPAY\/SIGNTEST\//);
-    expect(reason(() => h.pay.parseNotification(probe.body, probe.headers))).toBe('SIGNTEST_PROBE');
+    expect(reason(() => h.wechat.pay.parseNotification(probe.body, probe.headers))).toBe('SIGNTEST_PROBE');
 
     const stale = h.sandbox.signedNotification(success, { timestampOffsetS: -301 });
-    expect(reason(() => h.pay.parseNotification(stale.body, stale.headers))).toBe('STALE_TIMESTAMP');
+    expect(reason(() => h.wechat.pay.parseNotification(stale.body, stale.headers))).toBe('STALE_TIMESTAMP');
 
     const foreignSerial = { ...good.headers, 'Wechatpay-Serial': 'PUB_KEY_ID_UNKNOWN' };
-    expect(reason(() => h.pay.parseNotification(good.body, foreignSerial))).toBe('UNKNOWN_SERIAL');
+    expect(reason(() => h.wechat.pay.parseNotification(good.body, foreignSerial))).toBe('UNKNOWN_SERIAL');
 
     const { 'Wechatpay-Signature': _dropped, ...noSig } = good.headers;
-    expect(reason(() => h.pay.parseNotification(good.body, noSig))).toBe('MISSING_HEADERS');
+    expect(reason(() => h.wechat.pay.parseNotification(good.body, noSig))).toBe('MISSING_HEADERS');
   });
 
   it('refuses a tampered body, a re-signed tampered ciphertext and a wrong APIv3 key', async () => {
@@ -96,13 +97,13 @@ describe('parseNotification', () => {
 
     // Re-serialized or edited body under the original signature: the signature no longer matches.
     const reserialized = JSON.stringify(JSON.parse(good.body), null, 1);
-    expect(reason(() => h.pay.parseNotification(reserialized, good.headers))).toBe('BAD_SIGNATURE');
+    expect(reason(() => h.wechat.pay.parseNotification(reserialized, good.headers))).toBe('BAD_SIGNATURE');
     const env = JSON.parse(good.body) as { resource: { ciphertext: string } };
     const flipped = Buffer.from(env.resource.ciphertext, 'base64');
     flipped[3] = flipped[3]! ^ 0xff;
     env.resource.ciphertext = flipped.toString('base64');
     const tamperedBody = JSON.stringify(env);
-    expect(reason(() => h.pay.parseNotification(tamperedBody, good.headers))).toBe('BAD_SIGNATURE');
+    expect(reason(() => h.wechat.pay.parseNotification(tamperedBody, good.headers))).toBe('BAD_SIGNATURE');
 
     // Even correctly signed, a ciphertext that does not authenticate under the APIv3 key is refused.
     const resigned = h.sandbox.signedNotification({ ...tx, trade_state: 'SUCCESS' });
@@ -115,7 +116,7 @@ describe('parseNotification', () => {
     );
     const body2 = JSON.stringify(env2);
     const signed2 = h.sandbox.signBody(body2);
-    expect(reason(() => h.pay.parseNotification(body2, signed2.headers))).toBe('DECRYPT_FAILED');
+    expect(reason(() => h.wechat.pay.parseNotification(body2, signed2.headers))).toBe('DECRYPT_FAILED');
 
     const otherKey = new WechatPayClient({ ...h.sandbox.payConfig, apiV3Key: 'x'.repeat(32) });
     expect(reason(() => otherKey.parseNotification(good.body, good.headers))).toBe('DECRYPT_FAILED');
@@ -129,7 +130,7 @@ describe('delivery', () => {
     await h.sandbox.drainNotifications();
     const got = deliveriesOf(no);
     expect(got).toHaveLength(2);
-    const [a, b] = got.map((r) => h.pay.parseNotification(r.body, r.headers));
+    const [a, b] = got.map((r) => h.wechat.pay.parseNotification(r.body, r.headers));
     expect(a!.id).toBe(b!.id);
   });
 
@@ -139,7 +140,7 @@ describe('delivery', () => {
     // The receiver refuses what does not verify, as a correct merchant does.
     h.receiverStatus = (r) => {
       try {
-        h.pay.parseNotification(r.body, r.headers);
+        h.wechat.pay.parseNotification(r.body, r.headers);
         return 200;
       } catch {
         return 401;
@@ -174,10 +175,10 @@ describe('delivery', () => {
     await h.sandbox.drainNotifications();
     const got = deliveriesOf(no);
     expect(got).toHaveLength(1);
-    const n = h.pay.parseNotification(got[0]!.body, got[0]!.headers);
+    const n = h.wechat.pay.parseNotification(got[0]!.body, got[0]!.headers);
     if (n.kind !== 'transaction') throw new Error('expected a transaction');
     expect(n.transaction.amount?.total).toBe(1);
-    expect(await h.pay.queryByOutTradeNo(no)).toMatchObject({
+    expect(await h.wechat.pay.queryByOutTradeNo(no)).toMatchObject({
       trade_state: 'SUCCESS',
       amount: { total: 800 },
     });
@@ -188,7 +189,7 @@ describe('delivery', () => {
     await h.sandbox.confirmPayment(prepayId, { silent: true });
     await h.sandbox.drainNotifications();
     expect(deliveriesOf(no)).toHaveLength(0);
-    expect(await h.pay.queryByOutTradeNo(no)).toMatchObject({ trade_state: 'SUCCESS' });
+    expect(await h.wechat.pay.queryByOutTradeNo(no)).toMatchObject({ trade_state: 'SUCCESS' });
   });
 
   it('delay switch postpones the first delivery', async () => {
@@ -204,7 +205,7 @@ describe('delivery', () => {
     const { no, prepayId } = await paidTransaction();
     const mine: number[] = [];
     h.receiverStatus = (r) => {
-      const n = h.pay.parseNotification(r.body, r.headers);
+      const n = h.wechat.pay.parseNotification(r.body, r.headers);
       if (n.kind !== 'transaction' || n.transaction.out_trade_no !== no) return 200;
       mine.push(r.at);
       return mine.length <= 3 ? 500 : 204;
@@ -233,9 +234,12 @@ describe('delivery', () => {
 
 describe('delivery on a fast schedule', () => {
   // A separate sandbox: 24h4m x 0.00001 is under a second, and the receiver may take only 150 ms.
-  let fast: Harness;
+  let fast: ProtocolApp;
   beforeAll(async () => {
-    fast = await startHarness({ retryFactor: 0.00001, pollMs: 2, receiverTimeoutMs: 150 });
+    fast = await createTestApp({
+      ...PROTOCOL,
+      wechat: { receiver: true, retryFactor: 0.00001, pollMs: 2, receiverTimeoutMs: 150 },
+    });
   });
   afterAll(async () => {
     await fast?.close();
@@ -245,7 +249,7 @@ describe('delivery on a fast schedule', () => {
     fast.receiverStatus = () => 503;
     try {
       const no = tradeNo('G');
-      const { prepay_id } = await fast.pay.prepayJsapi({
+      const { prepay_id } = await fast.wechat.pay.prepayJsapi({
         out_trade_no: no,
         description: 'x',
         amount_fen: 1,
@@ -279,7 +283,7 @@ describe('delivery on a fast schedule', () => {
     };
     try {
       const no = tradeNo('S');
-      const { prepay_id } = await fast.pay.prepayJsapi({
+      const { prepay_id } = await fast.wechat.pay.prepayJsapi({
         out_trade_no: no,
         description: 'x',
         amount_fen: 1,
@@ -302,7 +306,7 @@ describe('delivery on a fast schedule', () => {
 
   it('survives a restart: another sandbox instance on the same DB has the same keys and delivers the queue', async () => {
     const no = tradeNo('X');
-    const { prepay_id } = await fast.pay.prepayJsapi({
+    const { prepay_id } = await fast.wechat.pay.prepayJsapi({
       out_trade_no: no,
       description: 'x',
       amount_fen: 1,
@@ -323,7 +327,7 @@ describe('delivery on a fast schedule', () => {
       second.start();
       await second.drainNotifications();
       const got = fast.received.filter((r) => {
-        const n = fast.pay.parseNotification(r.body, r.headers);
+        const n = fast.wechat.pay.parseNotification(r.body, r.headers);
         return n.kind === 'transaction' && n.transaction.out_trade_no === no;
       });
       expect(got).toHaveLength(1);

@@ -4,13 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WechatOAuthClient } from '../../server/wechat/oauth';
 import { OAUTH_ERRCODE } from '../../server/wechat/types';
-import { startHarness, type Harness } from './wechat-harness';
+import { createTestApp } from './test-app';
+import { PROTOCOL, type ProtocolApp } from './wechat-harness';
 
-let h: Harness;
+let h: ProtocolApp;
 let clock = Date.now();
 
 beforeAll(async () => {
-  h = await startHarness({ now: () => clock });
+  h = await createTestApp({ ...PROTOCOL, wechat: { receiver: true, now: () => clock } });
 });
 afterAll(async () => {
   await h?.close();
@@ -22,7 +23,7 @@ async function authorize(url: string): Promise<{ status: number; location: strin
   return { status: res.status, location: res.headers.get('location'), text: await res.text() };
 }
 
-function callback(h: Harness) {
+function callback(h: ProtocolApp) {
   return `${h.publicUrl}/backend/wechat/callback?next=%2Fuser%2Fpay&x=1`;
 }
 
@@ -58,7 +59,7 @@ describe('authorize URL', () => {
 
 describe('sandbox sign-in', () => {
   it('approves at once with sandbox_openid, and the code is single use', async () => {
-    const url = h.oauth.authorizeUrl({
+    const url = h.wechat.oauth.authorizeUrl({
       redirectUri: callback(h),
       scope: 'snsapi_base',
       state: 'st4te',
@@ -76,14 +77,14 @@ describe('sandbox sign-in', () => {
     const code = cb.searchParams.get('code')!;
     expect(code).toMatch(/^[A-Za-z0-9]{32}$/);
 
-    const ok = await h.oauth.exchangeCode(code);
+    const ok = await h.wechat.oauth.exchangeCode(code);
     expect(ok).toMatchObject({ ok: true, openid: 'oAlice', scope: 'snsapi_base', is_snapshotuser: false });
     if (!ok.ok) throw new Error('unreachable');
     expect(ok.access_token.length).toBeGreaterThan(20);
     expect(ok.expires_in).toBe(7200);
 
     // A phone calling the callback twice: the second exchange is 40163.
-    const again = await h.oauth.exchangeCode(code);
+    const again = await h.wechat.oauth.exchangeCode(code);
     expect(again).toMatchObject({ ok: false, errcode: OAUTH_ERRCODE.CODE_BEEN_USED });
     if (again.ok) throw new Error('unreachable');
     expect(again.errmsg).toMatch(/^code been used, rid: [0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}$/);
@@ -91,7 +92,7 @@ describe('sandbox sign-in', () => {
 
   it('signs in a snapshot-mode virtual account (is_snapshotuser) and refreshes tokens', async () => {
     const res = await authorize(
-      h.oauth.authorizeUrl({
+      h.wechat.oauth.authorizeUrl({
         redirectUri: callback(h),
         scope: 'snsapi_base',
         state: 'snap',
@@ -100,15 +101,15 @@ describe('sandbox sign-in', () => {
       }),
     );
     const code = new URL(res.location!).searchParams.get('code')!;
-    const token = await h.oauth.exchangeCode(code);
+    const token = await h.wechat.oauth.exchangeCode(code);
     expect(token).toMatchObject({ ok: true, openid: 'oSnap', is_snapshotuser: true });
     if (!token.ok) throw new Error('unreachable');
 
-    const refreshed = await h.oauth.refresh(token.refresh_token);
+    const refreshed = await h.wechat.oauth.refresh(token.refresh_token);
     expect(refreshed).toMatchObject({ ok: true, openid: 'oSnap', refresh_token: token.refresh_token });
     if (!refreshed.ok) throw new Error('unreachable');
     expect(refreshed.access_token).not.toBe(token.access_token);
-    expect(await h.oauth.refresh('nope')).toMatchObject({ ok: false, errcode: 40030 });
+    expect(await h.wechat.oauth.refresh('nope')).toMatchObject({ ok: false, errcode: 40030 });
   });
 
   it('answers errors with HTTP 200 and WeChat errcodes', async () => {
@@ -121,11 +122,14 @@ describe('sandbox sign-in', () => {
       errmsg: expect.stringMatching(/^invalid code, rid: /),
     });
 
-    expect(await h.oauth.exchangeCode('doesNotExist')).toMatchObject({
+    expect(await h.wechat.oauth.exchangeCode('doesNotExist')).toMatchObject({
       ok: false,
       errcode: OAUTH_ERRCODE.INVALID_CODE,
     });
-    expect(await h.oauth.exchangeCode('')).toMatchObject({ ok: false, errcode: OAUTH_ERRCODE.MISSING_CODE });
+    expect(await h.wechat.oauth.exchangeCode('')).toMatchObject({
+      ok: false,
+      errcode: OAUTH_ERRCODE.MISSING_CODE,
+    });
 
     const wrongSecret = new WechatOAuthClient({ ...h.sandbox.oauthConfig, secret: 'not-the-secret' });
     expect(await wrongSecret.exchangeCode('x')).toMatchObject({
@@ -141,7 +145,7 @@ describe('sandbox sign-in', () => {
 
   it('expires codes after 5 minutes (42003)', async () => {
     const res = await authorize(
-      h.oauth.authorizeUrl({
+      h.wechat.oauth.authorizeUrl({
         redirectUri: callback(h),
         scope: 'snsapi_base',
         state: 'ttl',
@@ -151,7 +155,7 @@ describe('sandbox sign-in', () => {
     const code = new URL(res.location!).searchParams.get('code')!;
     clock += 5 * 60_000 + 1000;
     try {
-      expect(await h.oauth.exchangeCode(code)).toMatchObject({
+      expect(await h.wechat.oauth.exchangeCode(code)).toMatchObject({
         ok: false,
         errcode: OAUTH_ERRCODE.CODE_EXPIRED,
       });
@@ -161,7 +165,7 @@ describe('sandbox sign-in', () => {
   });
 
   it('renders the consent page, signs in the chosen test user, and serves userinfo', async () => {
-    const url = h.oauth.authorizeUrl({
+    const url = h.wechat.oauth.authorizeUrl({
       redirectUri: callback(h),
       scope: 'snsapi_userinfo',
       state: 'consent1',
@@ -187,19 +191,19 @@ describe('sandbox sign-in', () => {
     });
     expect(post.status).toBe(302);
     const code = new URL(post.headers.get('location')!).searchParams.get('code')!;
-    const token = await h.oauth.exchangeCode(code);
+    const token = await h.wechat.oauth.exchangeCode(code);
     if (!token.ok) throw new Error(`exchange failed: ${token.errcode}`);
     expect(token.scope).toBe('snsapi_userinfo');
-    expect(await h.oauth.userInfo(token.access_token, 'oCarol')).toMatchObject({
+    expect(await h.wechat.oauth.userInfo(token.access_token, 'oCarol')).toMatchObject({
       ok: true,
       openid: 'oCarol',
       nickname: '小卡',
     });
-    expect(await h.oauth.userInfo(token.access_token, 'oSomeoneElse')).toMatchObject({
+    expect(await h.wechat.oauth.userInfo(token.access_token, 'oSomeoneElse')).toMatchObject({
       ok: false,
       errcode: OAUTH_ERRCODE.INVALID_OPENID,
     });
-    expect(await h.oauth.userInfo('bogus', 'oCarol')).toMatchObject({
+    expect(await h.wechat.oauth.userInfo('bogus', 'oCarol')).toMatchObject({
       ok: false,
       errcode: OAUTH_ERRCODE.INVALID_ACCESS_TOKEN,
     });

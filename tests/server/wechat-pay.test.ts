@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paySignMessage, rsaVerify } from '../../server/wechat/crypto';
 import { WechatPayClient } from '../../server/wechat/pay';
 import { WechatPayError, WechatPayVerifyError } from '../../server/wechat/types';
-import { startHarness, tradeNo, type Harness } from './wechat-harness';
+import { createTestApp } from './test-app';
+import { PROTOCOL, type ProtocolApp, tradeNo } from './wechat-harness';
 
-let h: Harness;
+let h: ProtocolApp;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await createTestApp(PROTOCOL);
 });
 afterAll(async () => {
   await h?.close();
@@ -38,13 +39,13 @@ const order = (no: string, amount = 350) => ({
 describe('prepay (POST /v3/pay/transactions/jsapi)', () => {
   it('is signed, accepted, idempotent for identical parameters and OUT_TRADE_NO_USED on drift', async () => {
     const no = tradeNo();
-    const { prepay_id } = await h.pay.prepayJsapi({
+    const { prepay_id } = await h.wechat.pay.prepayJsapi({
       ...order(no),
       time_expire: new Date(Date.now() + 15 * 60_000),
     });
     expect(prepay_id).toMatch(/^wx\d{14}[0-9a-f]{20}$/);
 
-    const tx = await h.pay.queryByOutTradeNo(no);
+    const tx = await h.wechat.pay.queryByOutTradeNo(no);
     expect(tx).toMatchObject({
       appid: h.sandbox.keys.appid,
       mchid: h.sandbox.keys.mchid,
@@ -56,19 +57,19 @@ describe('prepay (POST /v3/pay/transactions/jsapi)', () => {
     expect(tx?.transaction_id).toBeUndefined();
 
     // Changed parameters under the same out_trade_no: 403 OUT_TRADE_NO_USED.
-    expect(await rejection(h.pay.prepayJsapi(order(no)))).toMatchObject({
+    expect(await rejection(h.wechat.pay.prepayJsapi(order(no)))).toMatchObject({
       status: 403,
       code: 'OUT_TRADE_NO_USED',
     });
-    const drift = await rejection(h.pay.prepayJsapi({ ...order(no), amount_fen: 1 }));
+    const drift = await rejection(h.wechat.pay.prepayJsapi({ ...order(no), amount_fen: 1 }));
     expect(drift).toBeInstanceOf(WechatPayError);
     expect(drift).toMatchObject({ status: 403, code: 'OUT_TRADE_NO_USED' });
   });
 
   it('returns the same prepay_id for an identical retry', async () => {
     const no = tradeNo();
-    const a = await h.pay.prepayJsapi(order(no));
-    const b = await h.pay.prepayJsapi(order(no));
+    const a = await h.wechat.pay.prepayJsapi(order(no));
+    const b = await h.wechat.pay.prepayJsapi(order(no));
     expect(b.prepay_id).toBe(a.prepay_id);
   });
 
@@ -93,7 +94,7 @@ describe('prepay (POST /v3/pay/transactions/jsapi)', () => {
 
     // Signed over one body, sent with another (amount changed in flight).
     const tampered = await send(
-      h.pay.authorization('POST', canonical, body),
+      h.wechat.pay.authorization('POST', canonical, body),
       body.replace('"total":1', '"total":100'),
     );
     expect(tampered.status).toBe(401);
@@ -122,11 +123,11 @@ describe('prepay (POST /v3/pay/transactions/jsapi)', () => {
     expect(missing.status).toBe(401);
 
     // Nothing was created by any of them.
-    expect(await h.pay.queryByOutTradeNo(JSON.parse(body).out_trade_no)).toBeNull();
+    expect(await h.wechat.pay.queryByOutTradeNo(JSON.parse(body).out_trade_no)).toBeNull();
   });
 
   it('validates fields: PARAM_ERROR with detail, APPID_MCHID_NOT_MATCH', async () => {
-    const bad = await rejection(h.pay.prepayJsapi({ ...order('ab'), out_trade_no: 'ab' }));
+    const bad = await rejection(h.wechat.pay.prepayJsapi({ ...order('ab'), out_trade_no: 'ab' }));
     expect(bad).toMatchObject({
       status: 400,
       code: 'PARAM_ERROR',
@@ -135,7 +136,7 @@ describe('prepay (POST /v3/pay/transactions/jsapi)', () => {
     expect((bad as Error).message).toContain('/body/out_trade_no');
 
     const longDesc = await rejection(
-      h.pay.prepayJsapi({ ...order(tradeNo()), description: '长'.repeat(128) }),
+      h.wechat.pay.prepayJsapi({ ...order(tradeNo()), description: '长'.repeat(128) }),
     );
     expect(longDesc).toMatchObject({ status: 400, code: 'PARAM_ERROR' });
 
@@ -153,7 +154,7 @@ describe('prepay (POST /v3/pay/transactions/jsapi)', () => {
 describe('answers are verified by the client', () => {
   it('refuses a sandbox answer under an unknown serial or the wrong platform key', async () => {
     const no = tradeNo();
-    await h.pay.prepayJsapi(order(no));
+    await h.wechat.pay.prepayJsapi(order(no));
     const unknownSerial = new WechatPayClient({
       ...h.sandbox.payConfig,
       platformPublicKeys: { PUB_KEY_ID_OTHER: h.sandbox.keys.platformPublicKey },
@@ -171,8 +172,8 @@ describe('answers are verified by the client', () => {
 
 describe('JSAPI parameters', () => {
   it('carry a paySign over appId, timeStamp, nonceStr, package made with the merchant key', async () => {
-    const { prepay_id } = await h.pay.prepayJsapi(order(tradeNo()));
-    const p = h.pay.jsapiParams(prepay_id);
+    const { prepay_id } = await h.wechat.pay.prepayJsapi(order(tradeNo()));
+    const p = h.wechat.pay.jsapiParams(prepay_id);
     expect(p.appId).toBe(h.sandbox.keys.appid);
     expect(p.timeStamp).toMatch(/^\d{10}$/);
     expect(Math.abs(Number(p.timeStamp) - Date.now() / 1000)).toBeLessThan(5);
@@ -190,16 +191,16 @@ describe('JSAPI parameters', () => {
 
 describe('query and close', () => {
   it('query answers null for an unknown order; close makes it CLOSED (204) and it can no longer be paid', async () => {
-    expect(await h.pay.queryByOutTradeNo('NOSUCHORDER1')).toBeNull();
+    expect(await h.wechat.pay.queryByOutTradeNo('NOSUCHORDER1')).toBeNull();
     const no = tradeNo();
-    const { prepay_id } = await h.pay.prepayJsapi(order(no));
-    await h.pay.close(no);
-    expect(await h.pay.queryByOutTradeNo(no)).toMatchObject({
+    const { prepay_id } = await h.wechat.pay.prepayJsapi(order(no));
+    await h.wechat.pay.close(no);
+    expect(await h.wechat.pay.queryByOutTradeNo(no)).toMatchObject({
       trade_state: 'CLOSED',
       trade_state_desc: '订单已关闭',
     });
     expect(await rejection(h.sandbox.confirmPayment(prepay_id))).toMatchObject({ code: 'ORDER_CLOSED' });
-    expect(await rejection(h.pay.close('NOSUCHORDER1'))).toMatchObject({
+    expect(await rejection(h.wechat.pay.close('NOSUCHORDER1'))).toMatchObject({
       status: 404,
       code: 'ORDER_NOT_EXIST',
     });
@@ -209,8 +210,8 @@ describe('query and close', () => {
 describe('cashier', () => {
   it('shows the amount, and 确认支付 pays, notifies notify_url and returns with order_no', async () => {
     const no = tradeNo('C');
-    const { prepay_id } = await h.pay.prepayJsapi(order(no, 1234));
-    const params = h.pay.jsapiParams(prepay_id);
+    const { prepay_id } = await h.wechat.pay.prepayJsapi(order(no, 1234));
+    const params = h.wechat.pay.jsapiParams(prepay_id);
     const cashier = h.sandbox.cashierUrl(params, '/user/pay?device_id=3&venue_id=1');
     expect(cashier.startsWith('/backend/sandbox/wechatpay/cashier?')).toBe(true);
 
@@ -235,7 +236,7 @@ describe('cashier', () => {
     await h.sandbox.drainNotifications();
     const mine = h.received.slice(before);
     expect(mine).toHaveLength(1);
-    const n = h.pay.parseNotification(mine[0]!.body, mine[0]!.headers);
+    const n = h.wechat.pay.parseNotification(mine[0]!.body, mine[0]!.headers);
     if (n.kind !== 'transaction') throw new Error('expected a transaction notification');
     expect(n.event_type).toBe('TRANSACTION.SUCCESS');
     expect(n.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -250,14 +251,18 @@ describe('cashier', () => {
     expect(n.transaction.transaction_id).toMatch(/^4200\d{24}$/);
     expect(n.transaction.success_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$/);
 
-    const queried = await h.pay.queryByOutTradeNo(no);
+    const queried = await h.wechat.pay.queryByOutTradeNo(no);
     expect(queried).toMatchObject({ trade_state: 'SUCCESS', transaction_id: n.transaction.transaction_id });
     // The same transaction by WeChat's id, through a signed GET of the v3 API.
     const byIdPath = `/v3/pay/transactions/id/${n.transaction.transaction_id}?mchid=${h.sandbox.keys.mchid}`;
     const byIdUrl = `${h.sandbox.payConfig.apiBase}${byIdPath}`;
     const byId = await fetch(byIdUrl, {
       headers: {
-        Authorization: h.pay.authorization('GET', new URL(byIdUrl).pathname + new URL(byIdUrl).search, ''),
+        Authorization: h.wechat.pay.authorization(
+          'GET',
+          new URL(byIdUrl).pathname + new URL(byIdUrl).search,
+          '',
+        ),
       },
     });
     expect(byId.status).toBe(200);
@@ -277,9 +282,9 @@ describe('cashier', () => {
 
   it('refuses a tampered paySign or a foreign return path and pays nothing; 取消 returns with pay=cancel', async () => {
     const no = tradeNo('C');
-    const { prepay_id } = await h.pay.prepayJsapi(order(no, 500));
-    const params = h.pay.jsapiParams(prepay_id);
-    const forged = { ...params, paySign: h.pay.jsapiParams(`${prepay_id}x`).paySign };
+    const { prepay_id } = await h.wechat.pay.prepayJsapi(order(no, 500));
+    const params = h.wechat.pay.jsapiParams(prepay_id);
+    const forged = { ...params, paySign: h.wechat.pay.jsapiParams(`${prepay_id}x`).paySign };
     const page = await fetch(`${h.publicUrl}${h.sandbox.cashierUrl(forged, '/user/pay')}`);
     expect(page.status).toBe(400);
     expect(await page.text()).toContain('paySign');
@@ -293,7 +298,7 @@ describe('cashier', () => {
       const r = await fetch(`${h.publicUrl}${h.sandbox.cashierUrl(params, ret)}`);
       expect(r.status, ret).toBe(400);
     }
-    expect(await h.pay.queryByOutTradeNo(no)).toMatchObject({ trade_state: 'NOTPAY' });
+    expect(await h.wechat.pay.queryByOutTradeNo(no)).toMatchObject({ trade_state: 'NOTPAY' });
 
     const cancel = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/cashier/cancel`, {
       method: 'POST',
@@ -302,17 +307,17 @@ describe('cashier', () => {
     });
     expect(cancel.status).toBe(303);
     expect(cancel.headers.get('location')).toBe(`/user/profile?order_no=${no}&pay=cancel`);
-    expect(await h.pay.queryByOutTradeNo(no)).toMatchObject({ trade_state: 'NOTPAY' });
+    expect(await h.wechat.pay.queryByOutTradeNo(no)).toMatchObject({ trade_state: 'NOTPAY' });
   });
 });
 
 describe('test switches', () => {
   it('the cashier passes notify switches on; POST _control confirms with the signed JSAPI parameters only', async () => {
     const no = tradeNo('W');
-    const { prepay_id } = await h.pay.prepayJsapi(order(no, 900));
+    const { prepay_id } = await h.wechat.pay.prepayJsapi(order(no, 900));
     const before = h.received.length;
     const form = new URLSearchParams({
-      ...h.pay.jsapiParams(prepay_id),
+      ...h.wechat.pay.jsapiParams(prepay_id),
       return: '/user/pay',
       notify: 'duplicate',
     });
@@ -326,7 +331,7 @@ describe('test switches', () => {
     expect(h.received.length - before).toBe(2);
 
     const other = tradeNo('W');
-    const otherPrepay = await h.pay.prepayJsapi(order(other, 100));
+    const otherPrepay = await h.wechat.pay.prepayJsapi(order(other, 100));
     // Knowing the order number is not enough: only the signed JSAPI parameters of the member's page confirm.
     const byNumber = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
       method: 'POST',
@@ -334,8 +339,8 @@ describe('test switches', () => {
       body: JSON.stringify({ action: 'confirm', out_trade_no: other }),
     });
     expect(byNumber.status).toBe(400);
-    expect(await h.pay.queryByOutTradeNo(other)).toMatchObject({ trade_state: 'NOTPAY' });
-    const forged = { ...h.pay.jsapiParams(otherPrepay.prepay_id), paySign: 'AAAA' };
+    expect(await h.wechat.pay.queryByOutTradeNo(other)).toMatchObject({ trade_state: 'NOTPAY' });
+    const forged = { ...h.wechat.pay.jsapiParams(otherPrepay.prepay_id), paySign: 'AAAA' };
     const badSign = await fetch(`${h.publicUrl}/backend/sandbox/wechatpay/_control`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -347,7 +352,7 @@ describe('test switches', () => {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({
         action: 'confirm',
-        ...h.pay.jsapiParams(otherPrepay.prepay_id),
+        ...h.wechat.pay.jsapiParams(otherPrepay.prepay_id),
         wrong_amount_fen: 7,
       }),
     });
@@ -355,7 +360,7 @@ describe('test switches', () => {
     expect(await ctl.json()).toMatchObject({ transaction: { out_trade_no: other, trade_state: 'SUCCESS' } });
     await h.sandbox.drainNotifications();
     const last = h.received.at(-1)!;
-    const n = h.pay.parseNotification(last.body, last.headers);
+    const n = h.wechat.pay.parseNotification(last.body, last.headers);
     expect(n).toMatchObject({
       kind: 'transaction',
       transaction: { out_trade_no: other, amount: { total: 7 } },
@@ -380,12 +385,12 @@ describe('test switches', () => {
 describe('refunds', () => {
   it('refunds up to the paid amount, answers PROCESSING, settles, and sends a REFUND.SUCCESS notification', async () => {
     const no = tradeNo('R');
-    const { prepay_id } = await h.pay.prepayJsapi(order(no, 1000));
+    const { prepay_id } = await h.wechat.pay.prepayJsapi(order(no, 1000));
     await h.sandbox.confirmPayment(prepay_id);
     await h.sandbox.drainNotifications();
     const before = h.received.length;
 
-    const r = await h.pay.refund({
+    const r = await h.wechat.pay.refund({
       out_trade_no: no,
       out_refund_no: `${no}R1`,
       refund_fen: 600,
@@ -398,21 +403,29 @@ describe('refunds', () => {
     });
     // Same out_refund_no again (a retry): the same refund, no second deduction.
     expect(
-      await h.pay.refund({ out_trade_no: no, out_refund_no: `${no}R1`, refund_fen: 600, total_fen: 1000 }),
+      await h.wechat.pay.refund({
+        out_trade_no: no,
+        out_refund_no: `${no}R1`,
+        refund_fen: 600,
+        total_fen: 1000,
+      }),
     ).toMatchObject({ refund_id: r.refund_id });
-    expect(await h.pay.queryRefund(`${no}R1`)).toMatchObject({ status: 'SUCCESS', refund_id: r.refund_id });
-    expect(await h.pay.queryRefund('NOPE')).toBeNull();
+    expect(await h.wechat.pay.queryRefund(`${no}R1`)).toMatchObject({
+      status: 'SUCCESS',
+      refund_id: r.refund_id,
+    });
+    expect(await h.wechat.pay.queryRefund('NOPE')).toBeNull();
 
     const over = await rejection(
-      h.pay.refund({ out_trade_no: no, out_refund_no: `${no}R2`, refund_fen: 401, total_fen: 1000 }),
+      h.wechat.pay.refund({ out_trade_no: no, out_refund_no: `${no}R2`, refund_fen: 401, total_fen: 1000 }),
     );
     expect(over).toMatchObject({ status: 403, code: 'NOT_ENOUGH' });
-    expect(await h.pay.queryByOutTradeNo(no)).toMatchObject({ trade_state: 'REFUND' });
+    expect(await h.wechat.pay.queryByOutTradeNo(no)).toMatchObject({ trade_state: 'REFUND' });
 
     await h.sandbox.drainNotifications();
     const mine = h.received.slice(before);
     expect(mine).toHaveLength(1);
-    const n = h.pay.parseNotification(mine[0]!.body, mine[0]!.headers);
+    const n = h.wechat.pay.parseNotification(mine[0]!.body, mine[0]!.headers);
     expect(n).toMatchObject({
       kind: 'refund',
       event_type: 'REFUND.SUCCESS',
@@ -425,10 +438,15 @@ describe('refunds', () => {
     });
 
     const unpaid = tradeNo('R');
-    await h.pay.prepayJsapi(order(unpaid, 100));
+    await h.wechat.pay.prepayJsapi(order(unpaid, 100));
     expect(
       await rejection(
-        h.pay.refund({ out_trade_no: unpaid, out_refund_no: `${unpaid}R`, refund_fen: 1, total_fen: 100 }),
+        h.wechat.pay.refund({
+          out_trade_no: unpaid,
+          out_refund_no: `${unpaid}R`,
+          refund_fen: 1,
+          total_fen: 100,
+        }),
       ),
     ).toMatchObject({ code: 'INVALID_REQUEST' });
   });

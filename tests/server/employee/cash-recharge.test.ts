@@ -17,10 +17,10 @@ import type {
 import { isValidMemberCode, memberCodeFrom } from '../../../src/domain/member-code';
 import { audit_log, ledger_entries, ledger_transactions, orders, wallets } from '../../../server/db/schema';
 import { assertLedgerInvariants } from '../invariants';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from '../member-helpers';
+import { createTestApp, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 import { as, memberIdOf, moneySnapshot, otherMerchant, post, staffLogin } from './employee-fixtures';
 
-let t: MemberTestApp;
+let t: TestWorld;
 let employee: string;
 let employee2: string;
 let merchant: string;
@@ -58,7 +58,7 @@ function unusedCode(): string {
 }
 
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
   await otherMerchant(t);
   employee = await staffLogin(t, 'employee');
   employee2 = await staffLogin(t, 'employee2');

@@ -1,6 +1,6 @@
 /**
  * Fixtures of the employee's floor: the in-process app with the WeChat sandbox and the device simulator
- * (`createMemberTestApp`), staff sign-in, a second merchant with its own employee, venue, price and device (for the
+ * (`createTestApp`), staff sign-in, a second merchant with its own employee, venue, price and device (for the
  * scoping tests), and a snapshot of everything money touches (for "nothing changed").
  */
 import { count, eq } from 'drizzle-orm';
@@ -18,10 +18,9 @@ import {
   venues,
   wallets,
 } from '../../../server/db/schema';
-import type { MemberTestApp } from '../member-helpers';
-import { postJson } from '../test-app';
+import { postJson, type TestWorld } from '../test-app';
 
-export async function staffLogin(t: MemberTestApp, username: string, password = 'demo1234') {
+export async function staffLogin(t: TestWorld, username: string, password = 'demo1234') {
   const { status, body } = await t.json<{ token: string }>(
     '/backend/auth/login',
     postJson({ username, password }),
@@ -39,7 +38,7 @@ export const post = (body: unknown, key?: string): RequestInit =>
   postJson(body, key === undefined ? {} : { 'Idempotency-Key': key });
 
 /** Merchant 2 with an employee `employee2`, a venue, a price and a device `OT-0001`. */
-export async function otherMerchant(t: MemberTestApp) {
+export async function otherMerchant(t: TestWorld) {
   const db = t.deps.db;
   const [m] = await db.insert(merchants).values({ name: '另一家商户' }).returning();
   await db.insert(accounts).values({
@@ -62,7 +61,7 @@ export async function otherMerchant(t: MemberTestApp) {
   return { merchant_id: m!.id, venue_id: v!.id, price_id: p!.id, device_id: d!.id };
 }
 
-export async function memberIdOf(t: MemberTestApp, openid: string) {
+export async function memberIdOf(t: TestWorld, openid: string) {
   const [m] = await t.deps.db
     .select({ id: members.id, code: members.code })
     .from(members)
@@ -71,7 +70,7 @@ export async function memberIdOf(t: MemberTestApp, openid: string) {
 }
 
 /** Everything a refused request must leave as it was. */
-export async function moneySnapshot(t: MemberTestApp) {
+export async function moneySnapshot(t: TestWorld) {
   const db = t.deps.db;
   const n = async (
     table: typeof orders | typeof ledger_entries | typeof audit_log | typeof device_sessions,
@@ -86,7 +85,7 @@ export async function moneySnapshot(t: MemberTestApp) {
 }
 
 /** Heartbeats of every device at the app's (moved) clock, as the simulator's periodic beat would send. */
-export async function beat(t: MemberTestApp) {
+export async function beat(t: TestWorld) {
   const serials = (await t.deps.db.select({ s: devices.serial }).from(devices)).map((r) => r.s);
   await t.deps.devices!.handle({ type: 'heartbeat', serials, at: t.deps.now() });
 }

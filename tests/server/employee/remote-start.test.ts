@@ -14,12 +14,11 @@ import { audit_log, orders, wallets } from '../../../server/db/schema';
 import { isControllable } from '../../../server/services/devices/gateway';
 import { fundMember } from '../devices-fixtures';
 import { assertLedgerInvariants } from '../invariants';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from '../member-helpers';
-import { postJson } from '../test-app';
+import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 import { as, beat, memberIdOf, moneySnapshot, otherMerchant, post, staffLogin } from './employee-fixtures';
 
 type Err = { code: string; message: string; details?: { session?: StaffSession } };
-let t: MemberTestApp;
+let t: TestWorld;
 let employee: string;
 let merchant: string;
 let partner: string;
@@ -46,7 +45,7 @@ async function cashTill() {
 }
 
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
   other = await otherMerchant(t);
   employee = await staffLogin(t, 'employee');
   merchant = await staffLogin(t, 'merchant');

@@ -11,11 +11,10 @@ import type { FeedbackItem, Page } from '../../../src/domain/api';
 import type { DashboardSummary } from '../../../src/domain/dashboard';
 import type { FeedbackInboxPage, InboxFeedback } from '../../../src/domain/feedback-inbox.schema';
 import { audit_log, feedback } from '../../../server/db/schema';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from '../member-helpers';
-import { postJson } from '../test-app';
+import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 import { as, createOtherMerchant, FORGED, type OtherMerchant } from '../people/fixtures';
 
-let t: MemberTestApp;
+let t: TestWorld;
 let merchant: string;
 let admin: string;
 let carol: string;
@@ -28,7 +27,7 @@ const login = async (username: string) => {
   return r.body.token;
 };
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
   other = await createOtherMerchant(t.deps.db);
   merchant = await login('merchant');
   admin = await login('admin');

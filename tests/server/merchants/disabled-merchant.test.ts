@@ -11,16 +11,10 @@ import type { PayResponse, PublicVenue, ServicePrice, StopResponse } from '../..
 import type { Merchant } from '../../../src/domain/merchants.schema';
 import { accounts, auth_tokens, device_sessions, ledger_entries, orders } from '../../../server/db/schema';
 import { assertLedgerInvariants } from '../invariants';
-import {
-  demoDevices,
-  postJson,
-  rechargeViaCashier,
-  startMoneyWorld,
-  withCookie,
-  type MoneyWorld,
-} from '../money-harness';
+import { demoDevices, rechargeViaCashier } from '../money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 
-let w: MoneyWorld;
+let w: TestWorld;
 let ds: Awaited<ReturnType<typeof demoDevices>>;
 type ErrorBody = { code: string; message: string };
 /** The staff's tokens from before the merchant was disabled. */
@@ -63,7 +57,7 @@ async function moneyRows() {
 }
 
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
   ds = await demoDevices(w);
 });
 afterAll(async () => {

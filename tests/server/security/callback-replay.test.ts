@@ -6,11 +6,11 @@
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { member_sessions } from '../../../server/db/schema';
-import { browserOf, createMemberTestApp, withCookie, type MemberTestApp } from '../member-helpers';
+import { browserOf, createTestApp, type TestWorld, withCookie, WORLD } from '../test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
 });
 afterAll(async () => t?.close());
 

@@ -9,14 +9,21 @@ import { serve } from '@hono/node-server';
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedback, login_attempts, orders, permissions } from '../../../server/db/schema';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from '../member-helpers';
-import { bearer, postJson } from '../test-app';
+import {
+  bearer,
+  createTestApp,
+  postJson,
+  signInMember,
+  type TestWorld,
+  withCookie,
+  WORLD,
+} from '../test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 let cookie: string;
 
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
   cookie = await signInMember(t, 'edge-member');
 });
 afterAll(async () => t?.close());

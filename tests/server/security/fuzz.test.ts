@@ -6,14 +6,13 @@
  * every JSON error is `{ code, message }`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemberTestApp, signInMember, type MemberTestApp } from '../member-helpers';
-import { postJson } from '../test-app';
+import { createTestApp, postJson, signInMember, type TestWorld, WORLD } from '../test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 const auth: Record<string, Record<string, string>> = { anonymous: {} };
 
 beforeAll(async () => {
-  t = await createMemberTestApp();
+  t = await createTestApp(WORLD);
   auth.member = { cookie: await signInMember(t, 'fuzz-member') };
   for (const username of ['merchant', 'admin']) {
     const { body } = await t.json<{ token: string }>(

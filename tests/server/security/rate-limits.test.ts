@@ -9,12 +9,11 @@ import { oauth_states, orders } from '../../../server/db/schema';
 import { API_LIMIT, OAUTH_LIMIT, RateLimiter } from '../../../server/lib/rate-limit.middleware';
 import { ORDER_QUERY_INTERVAL_MS } from '../../../server/services/orders';
 import { STATE_TTL_MS } from '../../../server/routes/member-auth/member-auth.routes';
-import { createMemberTestApp, signInMember, withCookie, type MemberTestApp } from '../member-helpers';
-import { postJson } from '../test-app';
+import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 
-let t: MemberTestApp;
+let t: TestWorld;
 beforeAll(async () => {
-  t = await createMemberTestApp({ env: { TRUST_PROXY: true } });
+  t = await createTestApp({ ...WORLD, env: { TRUST_PROXY: true } });
 });
 afterAll(async () => t?.close());
 

@@ -21,24 +21,17 @@ import type { VenuePrice } from '../../../src/domain/venues.schema';
 import { audit_log, orders, packages, service_prices } from '../../../server/db/schema';
 import { as, send } from '../catalogue-fixtures';
 import { assertLedgerInvariants } from '../invariants';
-import {
-  demoDevices,
-  postJson,
-  pressConfirmAtCashier,
-  rechargeViaCashier,
-  startMoneyWorld,
-  withCookie,
-  type MoneyWorld,
-} from '../money-harness';
+import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from '../money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 
-let w: MoneyWorld;
+let w: TestWorld;
 let staff: string;
 let merchantId: number;
 let venueId: number;
 let deviceId: number;
 
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
   const [d] = await demoDevices(w);
   merchantId = d!.merchant_id;
   venueId = d!.venue_id;
