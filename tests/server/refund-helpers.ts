@@ -9,7 +9,7 @@ import {
 } from '../../server/db/schema';
 import type { ControllableGateway } from '../../server/services/devices/gateway';
 import type { PayResponse, ServicePrice } from '../../src/domain/api';
-import { postJson, withCookie, type MoneyWorld } from './money-harness';
+import { postJson, type TestWorld, withCookie } from './test-app';
 
 export interface PaidDevice {
   id: number;
@@ -17,7 +17,7 @@ export interface PaidDevice {
   serial: string;
 }
 
-export async function firstPrice(w: MoneyWorld, venueId: number): Promise<ServicePrice> {
+export async function firstPrice(w: TestWorld, venueId: number): Promise<ServicePrice> {
   const r = await w.json<{ items: ServicePrice[] }>(`/backend/api/venue-service-prices?venue_id=${venueId}`);
   return r.body.items[0]!;
 }
@@ -28,7 +28,7 @@ export async function firstPrice(w: MoneyWorld, venueId: number): Promise<Servic
  * refuses the start, so the order is refunded in full.
  */
 export async function payByWechat(
-  w: MoneyWorld,
+  w: TestWorld,
   cookie: string,
   device: PaidDevice,
   opts: { refuse?: boolean; refundOutcome?: string } = {},
@@ -56,7 +56,7 @@ export async function payByWechat(
 }
 
 /** Delivers the payment notification and waits until the device acknowledged or refused the start. */
-async function untilAnswered(w: MoneyWorld, orderNo: string): Promise<void> {
+async function untilAnswered(w: TestWorld, orderNo: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     await w.wechat.sandbox!.drainNotifications();
@@ -71,7 +71,7 @@ async function untilAnswered(w: MoneyWorld, orderNo: string): Promise<void> {
   }
 }
 
-export async function refundsOf(w: MoneyWorld, orderId: number) {
+export async function refundsOf(w: TestWorld, orderId: number) {
   return w.database.db
     .select()
     .from(wechat_refunds)
@@ -79,7 +79,7 @@ export async function refundsOf(w: MoneyWorld, orderId: number) {
     .orderBy(asc(wechat_refunds.id));
 }
 
-export async function sandboxRefundsOf(w: MoneyWorld, orderNo: string) {
+export async function sandboxRefundsOf(w: TestWorld, orderNo: string) {
   return w.database.db
     .select()
     .from(sandbox_pay_refunds)
@@ -87,19 +87,19 @@ export async function sandboxRefundsOf(w: MoneyWorld, orderNo: string) {
     .orderBy(asc(sandbox_pay_refunds.id));
 }
 
-export async function orderRow(w: MoneyWorld, orderId: number) {
+export async function orderRow(w: TestWorld, orderId: number) {
   const [o] = await w.database.db.select().from(orders).where(eq(orders.id, orderId));
   return o!;
 }
 
 /** Every wallet's principal, by id: what a full refund must restore exactly. */
-export async function principals(w: MoneyWorld): Promise<Map<number, number>> {
+export async function principals(w: TestWorld): Promise<Map<number, number>> {
   const rows = await w.database.db.select().from(wallets).orderBy(asc(wallets.id));
   return new Map(rows.map((r) => [r.id, r.principal_fen]));
 }
 
 /** Sets a refund row due now (or moves its time), as the worker's clock passing would. */
-export async function makeDue(w: MoneyWorld, refundId: number, at = new Date()) {
+export async function makeDue(w: TestWorld, refundId: number, at = new Date()) {
   await w.database.db
     .update(wechat_refunds)
     .set({ next_attempt_at: at })

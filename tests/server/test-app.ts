@@ -91,6 +91,8 @@ export type SandboxWechat = Wechat & { oauth: WechatOAuthClient; pay: WechatPayC
 export interface WechatParts {
   deps: AppDeps & { wechat: Wechat; refunds: RefundWorker };
   wechat: SandboxWechat;
+  /** The refund outbox worker (no timer: `settle()` runs its passes). */
+  refunds: RefundWorker;
   /** The sandbox behind `wechat` (keys, client configurations, cashier, notifications). */
   sandbox: WechatSandbox;
   /** A member (created on first use, as the first WeChat sign-in does) with a live session; returns its cookie. */
@@ -255,6 +257,7 @@ export async function createTestApp<const O extends TestAppOptions = Record<neve
   receiver?.attach(t);
   if (wechat) {
     t.wechat = wechat as SandboxWechat;
+    t.refunds = deps.refunds!;
     // createSandboxWechat hands the whole sandbox as the handle; tests use its keys and client configurations.
     t.sandbox = wechat.sandbox as WechatSandbox;
     t.signIn = async (openid) => {

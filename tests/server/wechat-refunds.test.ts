@@ -18,7 +18,8 @@ import { createRefundWorker } from '../../server/services/orders/refund-worker';
 import { retryWechatRefund } from '../../server/services/orders/refund-outbox';
 import type { ConsumptionHistoryItem, Page, StopResponse } from '../../src/domain/api';
 import { assertLedgerInvariants } from './invariants';
-import { demoDevices, startMoneyWorld, withCookie, type MoneyWorld } from './money-harness';
+import { demoDevices } from './money-harness';
+import { createTestApp, ONLINE_WORLD, type TestWorld, withCookie } from './test-app';
 import {
   type PaidDevice,
   makeDue,
@@ -29,11 +30,11 @@ import {
   sandboxRefundsOf,
 } from './refund-helpers';
 
-let w: MoneyWorld;
+let w: TestWorld;
 let ds: PaidDevice[];
 
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
   ds = await demoDevices(w);
 });
 afterAll(async () => {

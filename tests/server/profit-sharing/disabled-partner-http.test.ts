@@ -8,21 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoginResponse, PayResponse, ServicePrice } from '../../../src/domain/api';
 import { accounts, ledger_entries, wallets } from '../../../server/db/schema';
 import { assertLedgerInvariants } from '../invariants';
-import {
-  demoDevices,
-  postJson,
-  rechargeViaCashier,
-  startMoneyWorld,
-  withCookie,
-  type MoneyWorld,
-} from '../money-harness';
+import { demoDevices, rechargeViaCashier } from '../money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 import { as } from '../people/fixtures';
 
-let w: MoneyWorld;
+let w: TestWorld;
 let merchant: string;
 let partnerId: number;
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
   const login = await w.json<LoginResponse>(
     '/backend/auth/login',
     postJson({ username: 'merchant', password: 'demo1234' }),
