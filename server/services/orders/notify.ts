@@ -32,7 +32,14 @@ export async function applyWechatTransaction(
   if (t.trade_state !== 'SUCCESS') return { result: 'ignored', order: undefined };
   let sessionId: number | undefined;
   const out = await deps.db.transaction(async (tx) => {
-    const [order] = await tx.select().from(orders).where(eq(orders.order_no, t.out_trade_no)).for('update');
+    // The order locked, and its member's openid in the same statement.
+    const [row] = await tx
+      .select({ order: orders, openid: members.openid })
+      .from(orders)
+      .leftJoin(members, eq(members.id, orders.member_id))
+      .where(eq(orders.order_no, t.out_trade_no))
+      .for('update', { of: orders });
+    const order = row?.order;
     if (!order) throw new PaymentMismatchError(`unknown out_trade_no ${t.out_trade_no}`);
     if (order.method !== 'wechat')
       throw new PaymentMismatchError(`order ${order.order_no} is not a WeChat order`);
@@ -42,12 +49,8 @@ export async function applyWechatTransaction(
     if (t.amount?.total !== order.amount_fen) {
       throw new PaymentMismatchError(`amount ${t.amount?.total} does not match order ${order.amount_fen}`);
     }
-    if (order.member_id !== null) {
-      const [m] = await tx
-        .select({ openid: members.openid })
-        .from(members)
-        .where(eq(members.id, order.member_id));
-      if (t.payer?.openid !== undefined && m && t.payer.openid !== m.openid) {
+    if (order.member_id !== null && t.payer?.openid !== undefined && row.openid !== null) {
+      if (t.payer.openid !== row.openid) {
         throw new PaymentMismatchError(`payer ${t.payer.openid} is not the order's member`);
       }
     }

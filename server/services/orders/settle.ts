@@ -69,13 +69,16 @@ export async function settleWechatPayment(
   if (order.status !== 'pending')
     throw new OrderMoneyError(`order ${order.order_no} is ${order.status}, not pending`);
   // Lock order: a member's wallet before any system wallet, in every movement (no deadlock with a wallet pay).
-  if (order.member_id !== null) await memberWallet(tx, order.member_id, order.merchant_id, { lock: true });
+  const locked =
+    order.member_id === null
+      ? undefined
+      : await memberWallet(tx, order.member_id, order.merchant_id, { lock: true });
   const wechat = await externalWallet(tx, 'wechat');
   const entries: Entry[] = [{ wallet_id: wechat.id, bucket: 'principal', amount_fen: -order.amount_fen }];
   if (order.kind === 'consume') {
     entries.push(...(await splitCredits(tx, order, order.amount_fen)));
   } else {
-    entries.push(...(await rechargeCredits(tx, order, 'principal')));
+    entries.push(...(await rechargeCredits(tx, order, 'principal', locked)));
   }
   await postTransaction(tx, {
     kind: order.kind,
@@ -91,15 +94,18 @@ export async function settleWechatPayment(
 
 /**
  * The member's side of a recharge: the paid amount onto the principal of its source (`principal` online,
- * `cash_principal` at the counter, docs/decisions.md D18) and the bonus from external promotion. Opens the wallet.
+ * `cash_principal` at the counter, docs/decisions.md D18) and the bonus from external promotion. Opens the wallet
+ * unless the caller passes it.
  */
 export async function rechargeCredits(
   tx: Tx,
   order: Order,
   bucket: 'principal' | 'cash_principal',
+  wallet?: Wallet,
 ): Promise<Entry[]> {
   if (order.member_id === null) throw new OrderMoneyError(`recharge ${order.order_no} has no member`);
-  const w = await memberWallet(tx, order.member_id, order.merchant_id);
+  // The member's wallet when the caller has it already (locked), else found or opened here.
+  const w = wallet ?? (await memberWallet(tx, order.member_id, order.merchant_id));
   const entries: Entry[] = [{ wallet_id: w.id, bucket, amount_fen: order.amount_fen }];
   if (order.bonus_fen > 0) {
     const promo = await externalWallet(tx, 'promotion');
