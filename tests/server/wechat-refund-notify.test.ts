@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, like } from 'drizzle-orm';
 import { ledger_transactions, sandbox_pay_notifications } from '../../server/db/schema';
 import { assertLedgerInvariants } from './invariants';
-import { demoDevices, startMoneyWorld, type MoneyWorld } from './money-harness';
+import { demoDevices } from './money-harness';
+import { createTestApp, ONLINE_WORLD, type TestWorld } from './test-app';
 import { orderRow, payByWechat, refundsOf } from './refund-helpers';
 
-let w: MoneyWorld;
+let w: TestWorld;
 beforeAll(async () => {
-  w = await startMoneyWorld();
+  w = await createTestApp(ONLINE_WORLD);
 });
 afterAll(async () => {
   await w?.close();
