@@ -35,3 +35,34 @@ export async function writeAudit(tx: Tx, staff: Pick<StaffAuth, 'account_id'> | 
     details,
   });
 }
+
+/**
+ * The audited edit of one merchant-owned row, inside `tx`: reads it as the staff may see it (`find` answers 404
+ * otherwise), applies `input` (nothing to change: answers the row as it is), reads it again and writes the
+ * `<entity>.update` audit row with both. The venues and packages routers share it.
+ */
+export async function updateAudited<Row extends { merchant_id: number }>(
+  tx: Tx,
+  staff: StaffAuth,
+  o: {
+    entity: string;
+    id: number;
+    input: Record<string, unknown>;
+    find: (tx: Tx, staff: StaffAuth, id: number) => Promise<Row>;
+    update: (tx: Tx, id: number, input: Record<string, unknown>) => Promise<unknown>;
+  },
+): Promise<Row> {
+  const before = await o.find(tx, staff, o.id);
+  if (Object.keys(o.input).length === 0) return before;
+  await o.update(tx, o.id, o.input);
+  const after = await o.find(tx, staff, o.id);
+  await writeAudit(tx, staff, {
+    action: `${o.entity}.update`,
+    entity: o.entity,
+    entity_id: o.id,
+    merchant_id: after.merchant_id,
+    before,
+    after,
+  });
+  return after;
+}

@@ -20,7 +20,7 @@ import { applyOrder, merchantForNewRow } from '../../lib/catalogue';
 import { conflict, notFound } from '../../lib/errors';
 import { offsetOf, pageOf } from '../../lib/list';
 import { parseJson, parseParam, parseQuery } from '../../lib/validate';
-import { writeAudit } from '../../services/audit';
+import { updateAudited, writeAudit } from '../../services/audit';
 import { findPackage, packageColumns, packageOrder, packagesOf, toPackage } from './package-rows';
 
 /** Most packages one merchant may have (the recharge page lists them all). */
@@ -126,21 +126,15 @@ export function packagesRoutes() {
     const staff = staffOf(c);
     const id = parseParam(c, 'id');
     const input = await parseJson(c, PackageUpdateSchema);
-    const updated = await c.var.deps.db.transaction(async (tx) => {
-      const before = await findPackage(tx, staff, id);
-      if (Object.keys(input).length === 0) return before;
-      await tx.update(packages).set(input).where(eq(packages.id, id));
-      const after = await findPackage(tx, staff, id);
-      await writeAudit(tx, staff, {
-        action: 'packages.update',
+    const updated = await c.var.deps.db.transaction((tx) =>
+      updateAudited(tx, staff, {
         entity: 'packages',
-        entity_id: id,
-        merchant_id: after.merchant_id,
-        before,
-        after,
-      });
-      return after;
-    });
+        id,
+        input,
+        find: findPackage,
+        update: (t, rowId, set) => t.update(packages).set(set).where(eq(packages.id, rowId)),
+      }),
+    );
     return c.json(updated);
   });
 

@@ -13,7 +13,7 @@ import { merchantForNewRow } from '../../lib/catalogue';
 import { offsetOf, pageOf } from '../../lib/list';
 import { likePattern } from '../../lib/search';
 import { parseJson, parseParam, parseQuery } from '../../lib/validate';
-import { writeAudit } from '../../services/audit';
+import { updateAudited, writeAudit } from '../../services/audit';
 import { pricesRoutes } from './prices.routes';
 import { findVenue, toVenue, venueColumns } from './venue-rows';
 
@@ -75,21 +75,15 @@ export function venuesRoutes() {
     const staff = staffOf(c);
     const id = parseParam(c, 'id');
     const input = await parseJson(c, VenueUpdateSchema);
-    const updated = await c.var.deps.db.transaction(async (tx) => {
-      const before = await findVenue(tx, staff, id);
-      if (Object.keys(input).length === 0) return before;
-      await tx.update(venues).set(input).where(eq(venues.id, id));
-      const after = await findVenue(tx, staff, id);
-      await writeAudit(tx, staff, {
-        action: 'venues.update',
+    const updated = await c.var.deps.db.transaction((tx) =>
+      updateAudited(tx, staff, {
         entity: 'venues',
-        entity_id: id,
-        merchant_id: after.merchant_id,
-        before,
-        after,
-      });
-      return after;
-    });
+        id,
+        input,
+        find: findVenue,
+        update: (t, rowId, set) => t.update(venues).set(set).where(eq(venues.id, rowId)),
+      }),
+    );
     return c.json(updated);
   });
 
