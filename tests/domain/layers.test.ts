@@ -87,7 +87,6 @@ const NOT_YET_SPLIT = [
   'server/seed.ts seedDemo',
   'server/services/devices/devices.service.ts createDevicesService',
   'server/services/devices/simulator.gateway.ts createSimulatorGateway',
-  'server/services/orders/notify.ts applyWechatTransaction',
   'server/services/orders/pay.ts payForDevice',
   'server/services/orders/refund-worker.ts createRefundWorker',
   'server/start.ts startServer',

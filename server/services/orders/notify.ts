@@ -1,5 +1,6 @@
 /** Applying a WeChat Pay transaction (notification or query answer) to its order, exactly once. */
 import { eq } from 'drizzle-orm';
+import type { Tx } from '../../db/client';
 import { members, orders, pay_notifications } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import type { Transaction } from '../../wechat/types';
@@ -18,6 +19,40 @@ export class PaymentMismatchError extends Error {
 export type ApplyResult = 'applied' | 'duplicate' | 'ignored';
 
 /**
+ * The transaction's order, locked (FOR UPDATE), with its member's openid read in the same statement; refuses
+ * (PaymentMismatchError) a transaction that is not for it: unknown order, not a WeChat order, another appid or mchid,
+ * another amount, another payer.
+ */
+async function lockMatchingOrder(
+  tx: Tx,
+  t: Transaction,
+  pay: { appid: string; mchid: string },
+): Promise<Order> {
+  const [row] = await tx
+    .select({ order: orders, openid: members.openid })
+    .from(orders)
+    .leftJoin(members, eq(members.id, orders.member_id))
+    .where(eq(orders.order_no, t.out_trade_no))
+    .for('update', { of: orders });
+  const order = row?.order;
+  if (!order) throw new PaymentMismatchError(`unknown out_trade_no ${t.out_trade_no}`);
+  if (order.method !== 'wechat')
+    throw new PaymentMismatchError(`order ${order.order_no} is not a WeChat order`);
+  if (t.appid !== pay.appid || t.mchid !== pay.mchid) {
+    throw new PaymentMismatchError(`appid/mchid ${t.appid}/${t.mchid} do not match`);
+  }
+  if (t.amount?.total !== order.amount_fen) {
+    throw new PaymentMismatchError(`amount ${t.amount?.total} does not match order ${order.amount_fen}`);
+  }
+  if (order.member_id !== null && t.payer?.openid !== undefined && row.openid !== null) {
+    if (t.payer.openid !== row.openid) {
+      throw new PaymentMismatchError(`payer ${t.payer.openid} is not the order's member`);
+    }
+  }
+  return order;
+}
+
+/**
  * Books a WeChat transaction reported SUCCESS (from a verified notification or our own order query). Checks it
  * against the order (appid, mchid, amount, payer), deduplicates by out_trade_no in `pay_notifications` inside the
  * same transaction, then settles: a recharge credits the wallet; a consume is split and starts its device, or, when
@@ -32,28 +67,7 @@ export async function applyWechatTransaction(
   if (t.trade_state !== 'SUCCESS') return { result: 'ignored', order: undefined };
   let sessionId: number | undefined;
   const out = await deps.db.transaction(async (tx) => {
-    // The order locked, and its member's openid in the same statement.
-    const [row] = await tx
-      .select({ order: orders, openid: members.openid })
-      .from(orders)
-      .leftJoin(members, eq(members.id, orders.member_id))
-      .where(eq(orders.order_no, t.out_trade_no))
-      .for('update', { of: orders });
-    const order = row?.order;
-    if (!order) throw new PaymentMismatchError(`unknown out_trade_no ${t.out_trade_no}`);
-    if (order.method !== 'wechat')
-      throw new PaymentMismatchError(`order ${order.order_no} is not a WeChat order`);
-    if (t.appid !== wechat.pay.appid || t.mchid !== wechat.pay.mchid) {
-      throw new PaymentMismatchError(`appid/mchid ${t.appid}/${t.mchid} do not match`);
-    }
-    if (t.amount?.total !== order.amount_fen) {
-      throw new PaymentMismatchError(`amount ${t.amount?.total} does not match order ${order.amount_fen}`);
-    }
-    if (order.member_id !== null && t.payer?.openid !== undefined && row.openid !== null) {
-      if (t.payer.openid !== row.openid) {
-        throw new PaymentMismatchError(`payer ${t.payer.openid} is not the order's member`);
-      }
-    }
+    const order = await lockMatchingOrder(tx, t, wechat.pay);
     const [first] = await tx
       .insert(pay_notifications)
       .values({
