@@ -6,9 +6,9 @@
 import { count, eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FeedbackItem, Page } from '../../src/domain/api';
-import { feedback, members } from '../../server/db/schema';
-import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from './test-app';
+import type { FeedbackItem, Page } from '../../../src/domain/api';
+import { feedback, members } from '../../../server/db/schema';
+import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 
 let t: TestWorld;
 let carol: string;

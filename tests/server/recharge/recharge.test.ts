@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { count } from 'drizzle-orm';
-import { assertLedgerInvariants } from './invariants';
-import { rechargeViaCashier } from './money-harness';
-import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from './test-app';
-import { ledger_entries, orders, wallets } from '../../server/db/schema';
-import type { Page, RechargeHistoryItem, RechargePackage, UserProfile } from '../../src/domain/api';
+import { assertLedgerInvariants } from '../invariants';
+import { rechargeViaCashier } from '../money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
+import { ledger_entries, orders, wallets } from '../../../server/db/schema';
+import type { Page, RechargeHistoryItem, RechargePackage, UserProfile } from '../../../src/domain/api';
 
 let w: TestWorld;
 let merchantId: number;

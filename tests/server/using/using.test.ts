@@ -5,11 +5,11 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PayResponse, StopResponse, UsingSession } from '../../src/domain/api';
-import { members, wallets } from '../../server/db/schema';
-import { fundMember } from './devices-fixtures';
-import { assertLedgerInvariants } from './invariants';
-import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from './test-app';
+import type { PayResponse, StopResponse, UsingSession } from '../../../src/domain/api';
+import { members, wallets } from '../../../server/db/schema';
+import { fundMember } from '../devices-fixtures';
+import { assertLedgerInvariants } from '../invariants';
+import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 
 let t: TestWorld;
 let alice: string;

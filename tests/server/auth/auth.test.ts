@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, eq } from 'drizzle-orm';
-import { accounts, auth_tokens, login_attempts, merchants } from '../../server/db/schema';
-import { hashToken } from '../../server/auth/tokens';
-import { hashPassword, verifyPassword } from '../../server/auth/password';
-import { bearer, createTestApp, postJson, type TestApp } from './test-app';
-import { FEATURES } from '../../src/domain/levels';
+import { accounts, auth_tokens, login_attempts, merchants } from '../../../server/db/schema';
+import { hashToken } from '../../../server/auth/tokens';
+import { hashPassword, verifyPassword } from '../../../server/auth/password';
+import { bearer, createTestApp, postJson, type TestApp } from '../test-app';
+import { FEATURES } from '../../../src/domain/levels';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, eq } from 'drizzle-orm';
-import { accounts, devices, merchants, permissions, products, venues } from '../../server/db/schema';
-import { hashPassword } from '../../server/auth/password';
-import { bearer, createTestApp, type TestApp } from './test-app';
-import { FEATURES } from '../../src/domain/levels';
+import { accounts, devices, merchants, permissions, products, venues } from '../../../server/db/schema';
+import { hashPassword } from '../../../server/auth/password';
+import { bearer, createTestApp, type TestApp } from '../test-app';
+import { FEATURES } from '../../../src/domain/levels';
 
 let t: TestApp;
 let otherMerchantId: number;

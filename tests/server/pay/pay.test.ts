@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { count, eq } from 'drizzle-orm';
-import { assertLedgerInvariants } from './invariants';
-import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from './money-harness';
-import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from './test-app';
-import { devices, ledger_entries, orders, service_prices, wallets } from '../../server/db/schema';
+import { assertLedgerInvariants } from '../invariants';
+import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from '../money-harness';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
+import { devices, ledger_entries, orders, service_prices, wallets } from '../../../server/db/schema';
 import type {
   ConsumptionHistoryItem,
   Page,
@@ -18,7 +18,7 @@ import type {
   ServicePrice,
   StopResponse,
   UserProfile,
-} from '../../src/domain/api';
+} from '../../../src/domain/api';
 
 let w: TestWorld;
 type DeviceRow = Awaited<ReturnType<typeof demoDevices>>[number];

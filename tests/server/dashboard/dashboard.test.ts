@@ -5,11 +5,19 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PayResponse, StopResponse } from '../../src/domain/api';
-import type { DashboardSummary } from '../../src/domain/dashboard';
-import { members, orders } from '../../server/db/schema';
-import { fundMember } from './devices-fixtures';
-import { bearer, createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from './test-app';
+import type { PayResponse, StopResponse } from '../../../src/domain/api';
+import type { DashboardSummary } from '../../../src/domain/dashboard';
+import { members, orders } from '../../../server/db/schema';
+import { fundMember } from '../devices-fixtures';
+import {
+  bearer,
+  createTestApp,
+  postJson,
+  signInMember,
+  type TestWorld,
+  withCookie,
+  WORLD,
+} from '../test-app';
 
 let t: TestWorld;
 beforeAll(async () => {

@@ -6,17 +6,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, isNotNull } from 'drizzle-orm';
-import { assertLedgerInvariants } from './invariants';
-import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from './test-app';
+import { assertLedgerInvariants } from '../invariants';
+import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 import {
   ledger_entries,
   orders,
   pay_notifications,
   sandbox_pay_notifications,
   wallets,
-} from '../../server/db/schema';
-import type { Transaction, WechatSandboxHandle } from '../../server/wechat/types';
-import type { RechargeResponse, UserProfile } from '../../src/domain/api';
+} from '../../../server/db/schema';
+import type { Transaction, WechatSandboxHandle } from '../../../server/wechat/types';
+import type { RechargeResponse, UserProfile } from '../../../src/domain/api';
 
 let w: TestWorld;
 let sandbox: WechatSandboxHandle;

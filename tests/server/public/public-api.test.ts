@@ -4,9 +4,9 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PublicDevice, PublicVenue, ServicePrice } from '../../src/domain/api';
-import { service_prices } from '../../server/db/schema';
-import { createTestApp, postJson, type TestWorld, WORLD } from './test-app';
+import type { PublicDevice, PublicVenue, ServicePrice } from '../../../src/domain/api';
+import { service_prices } from '../../../server/db/schema';
+import { createTestApp, postJson, type TestWorld, WORLD } from '../test-app';
 
 let t: TestWorld;
 beforeAll(async () => {

@@ -5,8 +5,8 @@
  */
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { member_sessions, members, oauth_states } from '../../server/db/schema';
-import { browserOf, createTestApp, signInMember, type TestWorld, withCookie, WORLD } from './test-app';
+import { member_sessions, members, oauth_states } from '../../../server/db/schema';
+import { browserOf, createTestApp, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 
 let t: TestWorld;
 beforeAll(async () => {
