@@ -54,6 +54,9 @@ export interface OpenOptions {
   poolSize?: number;
 }
 
+/** Advisory lock key held while migrating (any constant other locks of this database do not use). */
+const MIGRATION_LOCK = 727_003;
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const { default: pg } = await import('pg');
@@ -69,7 +72,16 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // replaces it, and queries in flight fail with their own error.
     pool.on('error', (err) => console.error('database: idle connection lost:', err.message));
     const db = drizzle(pool, { schema }) as unknown as Db;
-    await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
+    // Several instances starting together on one database migrate one after the other: the first applies the
+    // migrations, the others then find nothing left to do (a concurrent run fails on "relation already exists").
+    const lock = await pool.connect();
+    try {
+      await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
+    } finally {
+      await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      lock.release();
+    }
     counters.set(db, counter);
     return { db, kind: 'postgres', close: () => pool.end() };
   }
