@@ -115,6 +115,8 @@ export interface Device {
   status: DeviceStatus;
   online: boolean;
   merchant_id: number;
+  /** The merchant's name (the admin's list names each row's merchant). */
+  merchant_name: string;
   venue_id: number;
   venue_name: string;
   product_id: number;

@@ -77,6 +77,10 @@ describe('the admin on the catalogue screens', () => {
     cleanup();
     render(<DevicesScreen route={routeOf('merchant-devices')} params={{}} />);
     await waitFor(() => expect(screen.getAllByTestId('device-row')).toHaveLength(6));
+    // Every row names its merchant while the list holds several merchants' devices.
+    expect(screen.getAllByTestId('device-row').every((r) => r.textContent?.includes('星河共享自助 · '))).toBe(
+      true,
+    );
     expect((screen.getByRole('button', { name: '批量添加' }) as HTMLButtonElement).disabled).toBe(true);
     expect(screen.getByText('添加设备前，请先选择所属商户。')).toBeTruthy();
     await chooseMerchant('merchant-b 商户');
@@ -93,6 +97,7 @@ describe('the admin on the catalogue screens', () => {
     fireEvent.change(screen.getByLabelText('数量'), { target: { value: '2' } });
     fireEvent.click(screen.getByRole('button', { name: '确认添加' }));
     await waitFor(() => expect(screen.getAllByTestId('device-row')).toHaveLength(2));
+    expect(screen.getAllByTestId('device-row')[0]!.textContent).toContain('merchant-b 商户 · B 场地');
     const added = await h.t.deps.db.select().from(devices).where(eq(devices.merchant_id, b.merchant_id));
     expect(added.map((d) => [d.name, d.venue_id])).toEqual([
       ['B 桩 1', b.venue_id],

@@ -1,12 +1,12 @@
 /**
- * Reading devices for `/backend/merchant/devices`: one select (device, venue and model names, the session that runs
+ * Reading devices for `/backend/merchant/devices`: one select (device, merchant, venue and model names, the session that runs
  * now with its order number) and one mapper (`toDevice`), so every endpoint answers the same shape.
  */
 import { and, eq, gt, ilike, inArray, isNull, lte, ne, or, type SQL } from 'drizzle-orm';
 import type { Device, DeviceStatus } from '../../../src/domain/devices.schema';
 import type { StaffAuth } from '../../context';
 import type { Db, Tx } from '../../db/client';
-import { device_sessions, devices, orders, products, venues } from '../../db/schema';
+import { device_sessions, devices, merchants, orders, products, venues } from '../../db/schema';
 import { merchantWhere } from '../../auth/staff.middleware';
 import { likePattern } from '../../lib/search';
 import { ACTIVE_SESSION_STATUSES, ONLINE_WINDOW_MS, isOnline } from '../../services/devices/sessions';
@@ -23,6 +23,7 @@ export const deviceColumns = {
   status: devices.status,
   last_heartbeat_at: devices.last_heartbeat_at,
   merchant_id: devices.merchant_id,
+  merchant_name: merchants.name,
   venue_id: devices.venue_id,
   venue_name: venues.name,
   product_id: devices.product_id,
@@ -49,6 +50,7 @@ export function toDevice(row: DeviceRow, publicUrl: string, now: Date): Device {
     status: row.status as DeviceStatus,
     online: isOnline(row.last_heartbeat_at, row.status, now),
     merchant_id: row.merchant_id,
+    merchant_name: row.merchant_name,
     venue_id: row.venue_id,
     venue_name: row.venue_name,
     product_id: row.product_id,
@@ -74,6 +76,7 @@ export function selectDevices(db: Db | Tx) {
     .from(devices)
     .innerJoin(venues, eq(venues.id, devices.venue_id))
     .innerJoin(products, eq(products.id, devices.product_id))
+    .innerJoin(merchants, eq(merchants.id, devices.merchant_id))
     .leftJoin(
       device_sessions,
       and(

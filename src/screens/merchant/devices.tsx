@@ -164,6 +164,7 @@ export default function DevicesScreen({ route }: ScreenProps) {
         renderItem={(d) => (
           <DeviceRow
             device={d}
+            showMerchant={isAdmin}
             selected={selected.has(d.id)}
             onSelect={(on) => {
               const next = new Map(selected);

@@ -44,6 +44,10 @@ describe('scoping', () => {
     expect(all.body.total).toBe(7);
     const onlyB = await t.json<Page<Device>>(`${URL}?merchant_id=${other.merchant_id}`, as(admin));
     expect(onlyB.body.items.map((d) => d.id)).toEqual([bDevice.id]);
+    // Each row names its merchant, so the admin's unfiltered list says whose device it is.
+    const names = new Map(all.body.items.map((d) => [d.merchant_id, d.merchant_name]));
+    expect(Object.fromEntries(names)).toEqual({ 1: '星河共享自助', [other.merchant_id]: '乙方自助' });
+    expect(bDevice.merchant_name).toBe('乙方自助');
   });
 
   it('options: each merchant chooses among its own venues; every model, retired ones marked', async () => {

@@ -10,14 +10,19 @@ const STATUS_CLASS: Record<Device['status'], string> = {
   disabled: 'text-base-content/50',
 };
 
-/** One device in the list: selection box, name, status and online, venue · model · serial, what runs now, actions. */
+/**
+ * One device in the list: selection box, name, status and online, (the admin: merchant ·) venue · model · serial,
+ * what runs now, actions.
+ */
 export function DeviceRow({
   device: d,
+  showMerchant = false,
   selected,
   onSelect,
   onAction,
 }: {
   device: Device;
+  showMerchant?: boolean;
   selected: boolean;
   onSelect: (on: boolean) => void;
   onAction: (a: RowAction) => void;
@@ -40,6 +45,7 @@ export function DeviceRow({
           </span>
         </p>
         <p className="truncate text-xs text-base-content/60">
+          {showMerchant && `${d.merchant_name} · `}
           {d.venue_name} · {d.product_name} · {d.serial}
         </p>
         {d.session && (
