@@ -73,8 +73,8 @@ export interface StaffSession {
   status: 'starting' | 'running' | 'ended' | 'stopped' | 'failed';
   started_at: string | null;
   ends_at: string | null;
-  /** What this stop refunded (stop only), and where to. */
+  /** What this stop refunded (stop only), and where to: `wechat` goes back to the member's WeChat (on its way). */
   refund_fen: number;
-  refund_to: 'wallet' | 'cash' | 'none';
+  refund_to: 'wallet' | 'wechat' | 'cash' | 'none';
   failure_reason: string | null;
 }

@@ -19,7 +19,9 @@ const POLL_MS = 100;
 
 export function refundTo(method: string): StaffSession['refund_to'] {
   if (method === 'cash') return 'cash';
-  if (method === 'wallet' || method === 'wechat') return 'wallet';
+  if (method === 'wallet') return 'wallet';
+  // A WeChat payment is refunded back to the member's WeChat through the refund outbox (docs/decisions.md D22).
+  if (method === 'wechat') return 'wechat';
   return 'none';
 }
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
 import { useRequest } from '../../app/use-request';
-import type { BoardDevice } from '../../domain/device-control.schema';
+import type { BoardDevice, BoardSession } from '../../domain/device-control.schema';
 import { formatFen } from '../../domain/money';
 import { employeeApi } from '../../http/employee-api';
 import { toOutcome } from '../../http/outcome';
@@ -11,7 +11,19 @@ import { DeviceBoardList } from './parts/device-board-list';
 import { useLiveRefresh } from './use-live-refresh';
 
 const REFRESH_MS = 10_000;
-const REFUND_TO = { wallet: '已退回会员余额', cash: '请将现金退还顾客', none: '免费服务，无需退款' } as const;
+const REFUND_TO = {
+  wallet: '已退回会员余额',
+  wechat: '将原路退回会员的微信，可在会员的消费记录查看进度',
+  cash: '请将现金退还顾客',
+  none: '免费服务，无需退款',
+} as const;
+/** Where the unused part of a session paid this way goes, said before the stop is confirmed. */
+const STOP_REFUND: Record<BoardSession['method'], string> = {
+  wallet: '未使用的时长按比例退回会员余额',
+  wechat: '未使用的时长按比例原路退回会员的微信（微信支付）',
+  cash: '未使用的时长按比例退款，现金需退还顾客',
+  free: '免费服务，无需退款',
+};
 
 /** `/employee/device-charging`: the live board of the merchant's devices; stop a session with a pro-rata refund. */
 export default function DeviceChargingScreen({ route }: ScreenProps) {
@@ -82,7 +94,7 @@ export default function DeviceChargingScreen({ route }: ScreenProps) {
         busy={busy}
         danger
         title="结束使用"
-        message={`结束「${stopping?.name ?? ''}」的本次使用？未使用的时长按比例退款（余额支付退回余额，现金需退还顾客）。`}
+        message={`结束「${stopping?.name ?? ''}」的本次使用？${stopping?.session ? STOP_REFUND[stopping.session.method] : '未使用的时长按比例退款'}。`}
         confirmLabel="结束"
         onConfirm={() => void stop()}
         onCancel={() => setStopping(null)}
