@@ -6,7 +6,7 @@
  * HTTP actors, the WeChat Pay prompt, attempt persistence and navigation with `payMachine.provide(...)`.
  */
 import { assign } from 'xstate';
-import { initialPayContext, okValue, paySetup, pollingStates, refusal, refusalUnknown } from './pay.setup';
+import { initialPayContext, okValue, paySetup, orderPolling, refusal, refusalUnknown } from './pay.setup';
 export { deviceIsAvailable, selectedPriceOf, walletBalanceOf } from './pay.setup';
 export type PayMachine = typeof payMachine;
 
@@ -242,14 +242,14 @@ export const payMachine = paySetup.createMachine({
             },
           },
         },
-        ...pollingStates('checkPayment').states,
+        ...orderPolling('checkPayment').states,
       },
     },
     starting: {
       description:
         'Paid: the server has told the device to start and waits for its acknowledgement (or refunds).',
       entry: 'resetPolls',
-      ...pollingStates('checkStart'),
+      ...orderPolling('checkStart'),
     },
     running: {
       type: 'final',

@@ -1,6 +1,6 @@
 /**
  * The implementations named by the pay machine (`pay.machine.ts`): actors, actions, guards, delays and the
- * order-polling states shared by its WeChat-payment and device-start steps.
+ * order polling (on the shared `pollingStates`) of its WeChat-payment and device-start steps.
  *
  * The end-user pay journey on `/user/pay` (docs/decisions.md D7): load the device, venue, prices and the member's
  * wallet; let the user choose; pay from the wallet or with WeChat Pay; wait until the server (never the browser)
@@ -13,6 +13,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { JsapiParams, OrderStatus, PayRequest, PayResponse } from '../domain/api';
 import { newIdempotencyKey } from '../domain/idempotency-key';
+import { countedPoll, POLL_INTERVAL_MS, pollingStates, pollsLeft } from './shared/polling';
 import type {
   LoadOutcome,
   PayAttempt,
@@ -147,7 +148,7 @@ export const paySetup = setup({
     forgetAttempt: assign({ attempt: null, returned: null, order_status: null, jsapi: null }),
     fail: assign((_, failure: PayFailure) => ({ failure })),
     resetPolls: assign({ polls: 0 }),
-    countPoll: assign(({ context }) => ({ polls: context.polls + 1 })),
+    countPoll: assign(({ context }) => countedPoll(context)),
   },
   guards: {
     isSignedIn: ({ context }) => Boolean(context.data?.profile),
@@ -159,82 +160,76 @@ export const paySetup = setup({
     hasOrderToCheck: ({ context }) =>
       Boolean((context.returned && context.returned !== 'cancel') || context.attempt?.order_no),
     returnedCancelled: ({ context }) => context.returned === 'cancel',
-    pollsLeft: ({ context }) => context.polls < context.max_polls,
+    pollsLeft,
     retryFrom: ({ context }, stage: RetryStage) => context.failure?.retry === stage,
   },
   delays: {
-    /** Between two order queries; the whole wait is bounded by `max_polls`. */
-    pollInterval: 1500,
+    pollInterval: POLL_INTERVAL_MS,
   },
 });
 
 /** Query the order until the server reports it paid or started (or a dead end), a bounded number of times. */
-export function pollingStates(stage: 'checkPayment' | 'checkStart') {
-  return paySetup.createStateConfig({
-    initial: 'checking',
-    states: {
-      checking: {
-        entry: 'countPoll',
-        invoke: {
-          id: 'queryOrder',
-          src: 'queryOrder',
-          input: ({ context }) => ({ order_no: context.attempt?.order_no ?? '' }),
-          onDone: [
+export function orderPolling(stage: 'checkPayment' | 'checkStart') {
+  const checking = paySetup.createStateConfig({
+    entry: 'countPoll',
+    invoke: {
+      id: 'queryOrder',
+      src: 'queryOrder',
+      input: ({ context }) => ({ order_no: context.attempt?.order_no ?? '' }),
+      onDone: [
+        {
+          // A network blip while polling is not a verdict: try again while tries are left.
+          guard: ({ event, context }) =>
+            !event.output.ok && event.output.error.status !== 404 && pollsLeft({ context }),
+          target: 'pausing',
+        },
+        {
+          guard: ({ event }) => !event.output.ok,
+          target: '#pay.failed',
+          actions: {
+            type: 'fail',
+            params: ({ event }) =>
+              event.output.ok ? refusalUnknown(stage) : refusal(event.output.error, stage),
+          },
+        },
+        {
+          guard: ({ event }) =>
+            event.output.ok && ['started', 'completed'].includes(event.output.value.status),
+          target: '#pay.running',
+        },
+        {
+          guard: ({ event }) => event.output.ok && DEAD_STATUSES.includes(event.output.value.status),
+          target: '#pay.failed',
+          actions: [
+            'forgetAttempt',
+            { type: 'clearAttempt', params: ({ context }) => ({ device_id: context.device_id }) },
             {
-              // A network blip while polling is not a verdict: try again while tries are left.
-              guard: ({ event, context }) =>
-                !event.output.ok && event.output.error.status !== 404 && context.polls < context.max_polls,
-              target: 'pausing',
-            },
-            {
-              guard: ({ event }) => !event.output.ok,
-              target: '#pay.failed',
-              actions: {
-                type: 'fail',
-                params: ({ event }) =>
-                  event.output.ok ? refusalUnknown(stage) : refusal(event.output.error, stage),
-              },
-            },
-            {
-              guard: ({ event }) =>
-                event.output.ok && ['started', 'completed'].includes(event.output.value.status),
-              target: '#pay.running',
-            },
-            {
-              guard: ({ event }) => event.output.ok && DEAD_STATUSES.includes(event.output.value.status),
-              target: '#pay.failed',
-              actions: [
-                'forgetAttempt',
-                { type: 'clearAttempt', params: ({ context }) => ({ device_id: context.device_id }) },
-                {
-                  type: 'fail',
-                  params: ({ event }) => deadOrder(event.output.ok ? event.output.value.status : 'failed'),
-                },
-              ],
-            },
-            {
-              guard: ({ event }) =>
-                stage === 'checkPayment' && event.output.ok && event.output.value.status === 'paid',
-              target: '#pay.starting',
-            },
-            { guard: 'pollsLeft', target: 'pausing' },
-            {
-              target: '#pay.failed',
-              actions: {
-                type: 'fail',
-                params: () =>
-                  stage === 'checkPayment'
-                    ? { code: 'PAYMENT_PENDING', message: '暂未收到支付结果，请稍后再查询', retry: stage }
-                    : { code: 'START_PENDING', message: '设备暂未响应启动，请稍后再查询', retry: stage },
-              },
+              type: 'fail',
+              params: ({ event }) => deadOrder(event.output.ok ? event.output.value.status : 'failed'),
             },
           ],
-          onError: { target: '#pay.failed', actions: { type: 'fail', params: () => refusalUnknown(stage) } },
         },
-      },
-      pausing: { after: { pollInterval: 'checking' } },
+        {
+          guard: ({ event }) =>
+            stage === 'checkPayment' && event.output.ok && event.output.value.status === 'paid',
+          target: '#pay.starting',
+        },
+        { guard: 'pollsLeft', target: 'pausing' },
+        {
+          target: '#pay.failed',
+          actions: {
+            type: 'fail',
+            params: () =>
+              stage === 'checkPayment'
+                ? { code: 'PAYMENT_PENDING', message: '暂未收到支付结果，请稍后再查询', retry: stage }
+                : { code: 'START_PENDING', message: '设备暂未响应启动，请稍后再查询', retry: stage },
+          },
+        },
+      ],
+      onError: { target: '#pay.failed', actions: { type: 'fail', params: () => refusalUnknown(stage) } },
     },
   });
+  return pollingStates(checking);
 }
 
 export function refusalUnknown(retry: RetryStage): PayFailure {

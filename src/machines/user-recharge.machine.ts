@@ -8,16 +8,21 @@ import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import type { JsapiParams, OrderStatus, RechargePackage, RechargeResponse } from '../domain/api';
 import { newIdempotencyKey } from '../domain/idempotency-key';
 import type { Outcome, PaymentPromptResult, RequestError } from './pay.types';
+import {
+  countedPoll,
+  type PollingContext,
+  POLL_INTERVAL_MS,
+  pollingStates,
+  pollsLeft,
+} from './shared/polling';
 
-export interface RechargeContext {
+export interface RechargeContext extends PollingContext {
   merchant_id: number | null;
   packages: RechargePackage[];
   package_id: number | null;
   key: string | null;
   order_no: string | null;
   jsapi: JsapiParams | null;
-  polls: number;
-  max_polls: number;
   error: { code: string; message: string; retry: 'load' | 'pay' | 'check' | 'none' } | null;
   notice: string | null;
 }
@@ -46,8 +51,7 @@ const failWith = (error: Pick<RequestError, 'code' | 'message'> | null, retry: R
 
 const notProvided = (name: string) => () => Promise.reject(new Error(`${name}: supply it with provide()`));
 
-/** Owns one recharge, from the package list to the server's confirmation. */
-export const rechargeMachine = setup({
+const rechargeSetup = setup({
   types: {
     context: {} as RechargeContext,
     events: {} as RechargeEvent,
@@ -74,11 +78,46 @@ export const rechargeMachine = setup({
     recharged: (_, _params: { order_no: string | null }) => {},
     fail: assign((_, error: NonNullable<RechargeContext['error']>) => ({ error })),
   },
-  guards: {
-    pollsLeft: ({ context }) => context.polls < context.max_polls,
+  guards: { pollsLeft },
+  delays: { pollInterval: POLL_INTERVAL_MS },
+});
+
+/** Ask the server until it booked the money (or refused), a bounded number of times. */
+const checkingBooking = rechargeSetup.createStateConfig({
+  entry: assign(({ context }) => ({ ...countedPoll(context), error: null })),
+  invoke: {
+    id: 'queryOrder',
+    src: 'queryOrder',
+    input: ({ context }) => ({ order_no: context.order_no ?? '' }),
+    onDone: [
+      {
+        guard: ({ event }) => event.output.ok && ['paid', 'completed'].includes(event.output.value.status),
+        target: 'done',
+      },
+      {
+        guard: ({ event }) =>
+          event.output.ok && ['failed', 'closed', 'refunded'].includes(event.output.value.status),
+        target: 'failed',
+        actions: failWith({ code: 'ORDER_CLOSED', message: '充值未成功，未扣款' }, 'none'),
+      },
+      {
+        guard: ({ event }) => !event.output.ok && event.output.error.status === 404,
+        target: 'failed',
+        actions: failWith({ code: 'NOT_FOUND', message: '订单不存在' }, 'none'),
+      },
+      { guard: 'pollsLeft', target: 'pausing' },
+      {
+        target: 'failed',
+        actions: failWith({ code: 'PAYMENT_PENDING', message: '暂未收到支付结果，请稍后再查询' }, 'check'),
+      },
+    ],
+    onError: { target: 'failed', actions: failWith(null, 'check') },
   },
-  delays: { pollInterval: 1500 },
-}).createMachine({
+});
+const bookingPolling = pollingStates(checkingBooking);
+
+/** Owns one recharge, from the package list to the server's confirmation. */
+export const rechargeMachine = rechargeSetup.createMachine({
   id: 'recharge',
   context: ({ input }) => ({
     merchant_id: input.merchant_id ?? null,
@@ -216,42 +255,7 @@ export const rechargeMachine = setup({
         onError: { target: 'failed', actions: failWith(null, 'pay') },
       },
     },
-    checking: {
-      entry: assign(({ context }) => ({ polls: context.polls + 1, error: null })),
-      invoke: {
-        id: 'queryOrder',
-        src: 'queryOrder',
-        input: ({ context }) => ({ order_no: context.order_no ?? '' }),
-        onDone: [
-          {
-            guard: ({ event }) =>
-              event.output.ok && ['paid', 'completed'].includes(event.output.value.status),
-            target: 'done',
-          },
-          {
-            guard: ({ event }) =>
-              event.output.ok && ['failed', 'closed', 'refunded'].includes(event.output.value.status),
-            target: 'failed',
-            actions: failWith({ code: 'ORDER_CLOSED', message: '充值未成功，未扣款' }, 'none'),
-          },
-          {
-            guard: ({ event }) => !event.output.ok && event.output.error.status === 404,
-            target: 'failed',
-            actions: failWith({ code: 'NOT_FOUND', message: '订单不存在' }, 'none'),
-          },
-          { guard: 'pollsLeft', target: 'pausing' },
-          {
-            target: 'failed',
-            actions: failWith(
-              { code: 'PAYMENT_PENDING', message: '暂未收到支付结果，请稍后再查询' },
-              'check',
-            ),
-          },
-        ],
-        onError: { target: 'failed', actions: failWith(null, 'check') },
-      },
-    },
-    pausing: { after: { pollInterval: 'checking' } },
+    ...bookingPolling.states,
     done: {
       entry: [
         assign({ notice: '充值成功', polls: 0 }),
