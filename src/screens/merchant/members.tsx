@@ -99,10 +99,12 @@ export default function MembersScreen({ route }: ScreenProps) {
       />
       <Sheet
         open={open !== null}
-        title={open ? open.nickname || `会员 ${open.id}` : ''}
+        title={
+          open ? `${open.nickname || `会员 ${open.id}`}${isAdmin ? ` · ${open.merchant_name}` : ''}` : ''
+        }
         onClose={() => setOpen(null)}
       >
-        {open && <MemberDetail member={open} onDone={onDone} />}
+        {open && <MemberDetail member={open} showMerchant={isAdmin} onDone={onDone} />}
       </Sheet>
       {toast && <Toast message={toast} kind="success" onClose={() => setToast(null)} />}
     </StaffPage>

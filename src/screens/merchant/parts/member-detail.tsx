@@ -9,12 +9,17 @@ import { FormField } from '../../../ui/form-field';
 import { StaffForm, TextField } from '../../shared/form-parts';
 import { MemberHistory } from './member-history';
 
-/** A member's page at one merchant: balances, wallet entries, orders and sessions (each paged), and a bonus credit. */
+/**
+ * A member's page at one merchant: balances, wallet entries, orders and sessions (each paged), and a bonus credit.
+ * The admin (`showMerchant`) is told which merchant the balances, records and credit belong to.
+ */
 export function MemberDetail({
   member,
+  showMerchant = false,
   onDone,
 }: {
   member: MerchantMember;
+  showMerchant?: boolean;
   onDone: (saved: boolean) => void;
 }) {
   const [key] = useState(newIdempotencyKey);
@@ -28,6 +33,12 @@ export function MemberDetail({
   const amount = form.view.values.amount_fen;
   return (
     <div className="space-y-3">
+      {showMerchant && (
+        <p className="text-sm" data-testid="member-merchant">
+          商户：<span className="font-medium">{member.merchant_name}</span>
+          <span className="text-base-content/60">（以下余额、流水、订单和使用记录均为该商户的）</span>
+        </p>
+      )}
       <p className="text-sm">
         余额 <Money fen={member.balance_fen} />
         （本金 <Money fen={member.principal_fen} />
@@ -58,7 +69,7 @@ export function MemberDetail({
       <ConfirmDialog
         open={confirming}
         title="确认赠送？"
-        message={`向 ${member.nickname || `会员 ${member.id}`} 赠送 ${typeof amount === 'number' ? (amount / 100).toFixed(2) : ''} 元，计入赠送余额。`}
+        message={`${showMerchant ? `在 ${member.merchant_name} ` : ''}向 ${member.nickname || `会员 ${member.id}`} 赠送 ${typeof amount === 'number' ? (amount / 100).toFixed(2) : ''} 元，计入赠送余额。`}
         onConfirm={() => {
           setConfirming(false);
           form.actor.send({ type: 'form.submit' });
