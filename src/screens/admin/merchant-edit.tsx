@@ -15,7 +15,7 @@ import { merchantsApi } from '../../http/merchants-api';
 import { selectLoadFailed } from '../../machines/shared/form.selectors';
 import { ConfirmDialog, ErrorState, Loading } from '../../ui';
 import { FormField } from '../../ui/form-field';
-import { StaffForm, TextField } from '../shared/form-parts';
+import { SelectField, StaffForm, TextField, type Form } from '../shared/form-parts';
 import { StaffPage } from '../shared/staff-page';
 
 const LIST = '/admin/merchants';
@@ -68,7 +68,7 @@ function MerchantForm({ id }: { id: number | null }) {
         ? merchantsApi.create(MerchantCreateSchema.parse(v))
         : merchantsApi.update(id, MerchantUpdateSchema.parse(v)),
   });
-  const { actor, view, change } = form;
+  const { actor, view } = form;
   const loadFailed = useSelector(actor, selectLoadFailed);
   /** The merchant as loaded (the owner shown, and whether this save disables it). */
   const loaded = useSelector(actor, (s) => s.context.initial) as Partial<Merchant>;
@@ -79,7 +79,6 @@ function MerchantForm({ id }: { id: number | null }) {
     return <ErrorState message={view.message ?? '加载失败'} onRetry={() => actor.send({ type: 'retry' })} />;
   if (view.loading) return <Loading />;
 
-  const fee = view.values.fee_rate_bp;
   const submit = () => actor.send({ type: 'form.submit' });
   return (
     <StaffForm
@@ -97,65 +96,8 @@ function MerchantForm({ id }: { id: number | null }) {
       <TextField form={form} name="name" label="商户名称" placeholder="如：星河共享自助" maxLength={64} />
       <TextField form={form} name="contact_name" label="联系人" placeholder="负责人姓名" maxLength={32} />
       <TextField form={form} name="contact_phone" label="联系电话" placeholder="手机或座机" maxLength={20} />
-      <FormField
-        label="平台费率（基点）"
-        error={view.errors.fee_rate_bp}
-        hint={
-          typeof fee === 'number' ? `每笔线上收款的 ${feeRatePercent(fee)}（600 基点 = 6%）` : '0 至 10000'
-        }
-      >
-        {(fid) => (
-          <input
-            id={fid}
-            className="input w-full"
-            inputMode="numeric"
-            value={String(fee ?? '')}
-            placeholder="600"
-            onChange={(e) => change('fee_rate_bp', numberOrText(e.target.value))}
-          />
-        )}
-      </FormField>
-      {adding ? (
-        <>
-          <TextField
-            form={form}
-            name="owner_username"
-            label="负责人登录账号"
-            placeholder="3 至 32 位字母或数字"
-            maxLength={32}
-          />
-          <TextField
-            form={form}
-            name="owner_password"
-            label="初始密码"
-            placeholder="至少 8 位"
-            hint="请把登录账号和初始密码告知商户负责人"
-            maxLength={128}
-          />
-        </>
-      ) : (
-        <>
-          <p className="text-sm text-base-content/70" data-testid="merchant-owner">
-            负责人账号：{loaded.owner ? `${loaded.owner.username}（${loaded.owner.name}）` : '无'}
-          </p>
-          <FormField label="状态" error={view.errors.status}>
-            {(fid) => (
-              <select
-                id={fid}
-                className="select w-full"
-                value={String(view.values.status ?? '')}
-                onChange={(e) => change('status', e.target.value)}
-              >
-                {Object.entries(MERCHANT_STATUSES).map(([k, label]) => (
-                  <option key={k} value={k}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </FormField>
-        </>
-      )}
+      <FeeRateField form={form} />
+      {adding ? <OwnerSignInFields form={form} /> : <OwnerAndStatus form={form} loaded={loaded} />}
       <ConfirmDialog
         open={confirmDisable}
         danger
@@ -169,5 +111,63 @@ function MerchantForm({ id }: { id: number | null }) {
         onCancel={() => setConfirmDisable(false)}
       />
     </StaffForm>
+  );
+}
+
+/** The platform fee in basis points, with what it means as a percentage. */
+function FeeRateField({ form }: { form: Form }) {
+  const fee = form.view.values.fee_rate_bp;
+  return (
+    <FormField
+      label="平台费率（基点）"
+      error={form.view.errors.fee_rate_bp}
+      hint={typeof fee === 'number' ? `每笔线上收款的 ${feeRatePercent(fee)}（600 基点 = 6%）` : '0 至 10000'}
+    >
+      {(fid) => (
+        <input
+          id={fid}
+          className="input w-full"
+          inputMode="numeric"
+          value={String(fee ?? '')}
+          placeholder="600"
+          onChange={(e) => form.change('fee_rate_bp', numberOrText(e.target.value))}
+        />
+      )}
+    </FormField>
+  );
+}
+
+/** A new merchant's owner: the sign-in name and initial password. */
+function OwnerSignInFields({ form }: { form: Form }) {
+  return (
+    <>
+      <TextField
+        form={form}
+        name="owner_username"
+        label="负责人登录账号"
+        placeholder="3 至 32 位字母或数字"
+        maxLength={32}
+      />
+      <TextField
+        form={form}
+        name="owner_password"
+        label="初始密码"
+        placeholder="至少 8 位"
+        hint="请把登录账号和初始密码告知商户负责人"
+        maxLength={128}
+      />
+    </>
+  );
+}
+
+/** An existing merchant: its owner's account (read only) and its status. */
+function OwnerAndStatus({ form, loaded }: { form: Form; loaded: Partial<Merchant> }) {
+  return (
+    <>
+      <p className="text-sm text-base-content/70" data-testid="merchant-owner">
+        负责人账号：{loaded.owner ? `${loaded.owner.username}（${loaded.owner.name}）` : '无'}
+      </p>
+      <SelectField form={form} name="status" label="状态" options={MERCHANT_STATUSES} />
+    </>
   );
 }

@@ -1,12 +1,7 @@
 import { useCallback, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
-import { useRequest } from '../../app/use-request';
-import {
-  PRODUCT_CATEGORIES,
-  PRODUCT_STATUSES,
-  type Product,
-  type ProductStatus,
-} from '../../domain/products.schema';
+import { useResourceList } from '../../app/use-resource-list';
+import { PRODUCT_STATUSES, type Product, type ProductStatus } from '../../domain/products.schema';
 import { toOutcome } from '../../http/outcome';
 import { productsApi } from '../../http/products-api';
 import { ConfirmDialog, Toast } from '../../ui';
@@ -14,21 +9,24 @@ import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { StaffPage } from '../shared/staff-page';
 import { ProductForm } from './parts/product-form';
+import { ProductRow } from './parts/product-row';
 
 const PAGE_SIZE = 20;
 type Pending = { kind: 'retire' | 'restore' | 'delete'; product: Product } | null;
+type Notice = { message: string; kind: 'success' | 'error' } | null;
+type Filter = { q: string; status: ProductStatus | ''; page: number };
 
 /** `/admin/products`: device models; add and edit in a sheet, retire or delete with a confirmation. */
 export default function ProductsScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState({ q: '', status: '' as ProductStatus | '', page: 1 });
-  const list = useRequest(productsApi.list, {
-    ...filter,
-    page_size: PAGE_SIZE,
-    status: filter.status || undefined,
-  });
+  const { filter, refilter, list, listProps } = useResourceList(
+    productsApi.list,
+    { q: '', status: '', page: 1 } as Filter,
+    PAGE_SIZE,
+    (f) => ({ ...f, status: f.status || undefined }),
+  );
   const [editing, setEditing] = useState<Product | 'new' | null>(null);
   const [pending, setPending] = useState<Pending>(null);
-  const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
+  const [toast, setToast] = useState<Notice>(null);
   const onFormDone = useCallback(
     (saved: boolean) => {
       setEditing(null);
@@ -39,92 +37,20 @@ export default function ProductsScreen({ route }: ScreenProps) {
     },
     [list],
   );
-  async function confirmPending() {
-    if (!pending) return;
-    const { kind, product } = pending;
-    const out = await toOutcome<unknown>(() =>
-      kind === 'delete'
-        ? productsApi.remove(product.id)
-        : productsApi.update(product.id, { status: kind === 'retire' ? 'retired' : 'active' }),
-    );
+  const onConfirmed = (notice: Notice) => {
     setPending(null);
-    setToast(
-      out.ok
-        ? { message: kind === 'delete' ? '已删除' : '已更新', kind: 'success' }
-        : { message: out.error.message, kind: 'error' },
-    );
+    setToast(notice);
     list.refresh();
-  }
-  const toolbar = (
-    <div className="flex gap-2">
-      <input
-        type="search"
-        className="input flex-1"
-        placeholder="搜索型号名称"
-        aria-label="搜索型号名称"
-        value={filter.q}
-        onChange={(e) => setFilter({ ...filter, q: e.target.value, page: 1 })}
-      />
-      <select
-        className="select w-24"
-        aria-label="状态"
-        value={filter.status}
-        onChange={(e) => setFilter({ ...filter, status: e.target.value as ProductStatus | '', page: 1 })}
-      >
-        <option value="">全部</option>
-        {Object.entries(PRODUCT_STATUSES).map(([k, label]) => (
-          <option key={k} value={k}>
-            {label}
-          </option>
-        ))}
-      </select>
-      <button type="button" className="btn btn-primary btn-sm" onClick={() => setEditing('new')}>
-        新增
-      </button>
-    </div>
-  );
+  };
   return (
     <StaffPage route={route} description="平台统一维护的设备型号（如充电桩、按摩椅），供商户添加设备时选择。">
       <ResourceList
-        items={list.data?.items}
-        total={list.data?.total ?? 0}
-        page={filter.page}
-        pageSize={PAGE_SIZE}
-        loading={list.loading}
-        error={list.error}
-        onRetry={list.canRetry ? list.retry : undefined}
-        onPage={(page) => setFilter({ ...filter, page })}
+        {...listProps}
         keyOf={(p) => p.id}
-        toolbar={toolbar}
+        toolbar={<ProductToolbar filter={filter} onFilter={refilter} onAdd={() => setEditing('new')} />}
         emptyTitle="暂无设备型号"
         emptyDescription="点击“新增”添加第一个型号。"
-        renderItem={(p) => (
-          <div className="flex items-center gap-3 p-3" data-testid="product-row">
-            <button type="button" className="min-w-0 flex-1 text-left" onClick={() => setEditing(p)}>
-              <p className="truncate font-medium">
-                {p.name}
-                {p.status === 'retired' && <span className="ml-2 text-xs text-base-content/50">已停用</span>}
-              </p>
-              <p className="text-xs text-base-content/60">
-                {PRODUCT_CATEGORIES[p.category]} · {p.device_count} 台设备
-              </p>
-            </button>
-            <button
-              type="button"
-              className="btn btn-ghost btn-sm"
-              onClick={() => setPending({ kind: p.status === 'active' ? 'retire' : 'restore', product: p })}
-            >
-              {p.status === 'active' ? '停用' : '启用'}
-            </button>
-            <button
-              type="button"
-              className="btn btn-ghost btn-sm text-error"
-              onClick={() => setPending({ kind: 'delete', product: p })}
-            >
-              删除
-            </button>
-          </div>
-        )}
+        renderItem={(p) => <ProductRow product={p} onOpen={() => setEditing(p)} onAction={setPending} />}
       />
       <Sheet
         open={editing !== null}
@@ -133,25 +59,94 @@ export default function ProductsScreen({ route }: ScreenProps) {
       >
         {editing !== null && <ProductForm product={editing === 'new' ? null : editing} onDone={onFormDone} />}
       </Sheet>
-      <ConfirmDialog
-        open={pending !== null}
-        danger={pending?.kind === 'delete'}
-        title={
-          pending?.kind === 'delete'
-            ? '删除设备型号？'
-            : pending?.kind === 'retire'
-              ? '停用设备型号？'
-              : '重新启用设备型号？'
-        }
-        message={
-          pending?.kind === 'retire'
-            ? '停用后商户添加设备时不再能选择此型号，已有设备不受影响。'
-            : pending?.product.name
-        }
-        onConfirm={() => void confirmPending()}
-        onCancel={() => setPending(null)}
-      />
+      <PendingConfirm pending={pending} onDone={onConfirmed} onCancel={() => setPending(null)} />
       {toast && <Toast message={toast.message} kind={toast.kind} onClose={() => setToast(null)} />}
     </StaffPage>
+  );
+}
+
+/** Search by name, the status filter, and 新增. */
+function ProductToolbar({
+  filter,
+  onFilter,
+  onAdd,
+}: {
+  filter: Filter;
+  onFilter: (change: Partial<Filter>) => void;
+  onAdd: () => void;
+}) {
+  return (
+    <div className="flex gap-2">
+      <input
+        type="search"
+        className="input flex-1"
+        placeholder="搜索型号名称"
+        aria-label="搜索型号名称"
+        value={filter.q}
+        onChange={(e) => onFilter({ q: e.target.value })}
+      />
+      <select
+        className="select w-24"
+        aria-label="状态"
+        value={filter.status}
+        onChange={(e) => onFilter({ status: e.target.value as ProductStatus | '' })}
+      >
+        <option value="">全部</option>
+        {Object.entries(PRODUCT_STATUSES).map(([k, label]) => (
+          <option key={k} value={k}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <button type="button" className="btn btn-primary btn-sm" onClick={onAdd}>
+        新增
+      </button>
+    </div>
+  );
+}
+
+/** Retire, restore or delete the model after a confirmation; `onDone` with the toast to show. */
+function PendingConfirm({
+  pending,
+  onDone,
+  onCancel,
+}: {
+  pending: Pending;
+  onDone: (notice: Notice) => void;
+  onCancel: () => void;
+}) {
+  async function confirm() {
+    if (!pending) return;
+    const { kind, product } = pending;
+    const out = await toOutcome<unknown>(() =>
+      kind === 'delete'
+        ? productsApi.remove(product.id)
+        : productsApi.update(product.id, { status: kind === 'retire' ? 'retired' : 'active' }),
+    );
+    onDone(
+      out.ok
+        ? { message: kind === 'delete' ? '已删除' : '已更新', kind: 'success' }
+        : { message: out.error.message, kind: 'error' },
+    );
+  }
+  return (
+    <ConfirmDialog
+      open={pending !== null}
+      danger={pending?.kind === 'delete'}
+      title={
+        pending?.kind === 'delete'
+          ? '删除设备型号？'
+          : pending?.kind === 'retire'
+            ? '停用设备型号？'
+            : '重新启用设备型号？'
+      }
+      message={
+        pending?.kind === 'retire'
+          ? '停用后商户添加设备时不再能选择此型号，已有设备不受影响。'
+          : pending?.product.name
+      }
+      onConfirm={() => void confirm()}
+      onCancel={onCancel}
+    />
   );
 }

@@ -133,3 +133,35 @@ export function ActiveField({ form, label }: { form: Form; label: string }) {
     </label>
   );
 }
+
+/** A labelled select bound to one field of the form: one option per entry of `options` (value → label). */
+export function SelectField({
+  form,
+  name,
+  label,
+  options,
+}: {
+  form: Form;
+  name: string;
+  label: string;
+  options: Record<string, string>;
+}) {
+  return (
+    <FormField label={label} error={form.view.errors[name]}>
+      {(id) => (
+        <select
+          id={id}
+          className="select w-full"
+          value={String(form.view.values[name] ?? '')}
+          onChange={(e) => form.change(name, e.target.value)}
+        >
+          {Object.entries(options).map(([k, text]) => (
+            <option key={k} value={k}>
+              {text}
+            </option>
+          ))}
+        </select>
+      )}
+    </FormField>
+  );
+}

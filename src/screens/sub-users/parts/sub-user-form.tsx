@@ -9,7 +9,7 @@ import {
 import { subUsersApi } from '../../../http/people-api';
 import { FormField } from '../../../ui/form-field';
 import { AdminMerchantFilter } from '../../shared/admin-merchant-filter';
-import { StaffForm, TextField } from '../../shared/form-parts';
+import { SelectField, StaffForm, TextField } from '../../shared/form-parts';
 
 /** Editing: an empty password keeps the current one. */
 const EditSchema = SubUserUpdateSchema.extend({
@@ -70,24 +70,7 @@ export function SubUserForm({
         inputMode="numeric"
         maxLength={11}
       />
-      {!user && (
-        <FormField label="角色" error={form.view.errors.role}>
-          {(id) => (
-            <select
-              id={id}
-              className="select w-full"
-              value={String(form.view.values.role ?? '')}
-              onChange={(e) => form.change('role', e.target.value)}
-            >
-              {Object.entries(SUB_USER_ROLES).map(([k, label]) => (
-                <option key={k} value={k}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          )}
-        </FormField>
-      )}
+      {!user && <SelectField form={form} name="role" label="角色" options={SUB_USER_ROLES} />}
       <TextField
         form={form}
         name="password"
