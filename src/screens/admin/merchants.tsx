@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
-import { useResourceList } from '../../app/use-resource-list';
+import { useResourceList } from '../shared/use-resource-list';
 import {
   MERCHANT_DISABLE_WARNING,
   MERCHANT_STATUSES,

@@ -1,6 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
-import { useResourceList } from '../../app/use-resource-list';
+import { useResourceList } from '../shared/use-resource-list';
 import { PRODUCT_STATUSES, type Product, type ProductStatus } from '../../domain/products.schema';
 import { toOutcome } from '../../http/outcome';
 import { productsApi } from '../../http/products-api';

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { useRequest } from './use-request';
+import { useRequest } from '../../app/use-request';
+import { useLast } from './use-last';
 
 /** A staff list's search, filters and page, in one state object. */
 export type ListFilter = { page: number } & Record<string, unknown>;
@@ -15,13 +16,17 @@ export function useResourceList<F extends ListFilter, P, T>(
   initial: F,
   pageSize: number,
   toParams: (filter: F & { page_size: number }) => P = (f) => f as unknown as P,
+  /** Keep the rows on screen while the list reloads after a change (`useLast`) instead of a spinner. */
+  keepRows = false,
 ) {
   const [filter, setFilter] = useState<F>(initial);
   const list = useRequest(fetcher, toParams({ ...filter, page_size: pageSize }));
+  const last = useLast(list.data);
+  const data = keepRows ? last : list.data;
   const refilter = (change: Partial<F>) => setFilter({ ...filter, ...change, page: 1 });
   const listProps = {
-    items: list.data?.items,
-    total: list.data?.total ?? 0,
+    items: data?.items,
+    total: data?.total ?? 0,
     page: filter.page,
     pageSize,
     loading: list.loading,
@@ -29,5 +34,5 @@ export function useResourceList<F extends ListFilter, P, T>(
     onRetry: list.canRetry ? list.retry : undefined,
     onPage: (page: number) => setFilter({ ...filter, page }),
   };
-  return { filter, setFilter, refilter, list, listProps };
+  return { filter, setFilter, refilter, list, data, listProps };
 }
