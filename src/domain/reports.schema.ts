@@ -18,6 +18,12 @@ export const REPORT_TITLES: Record<ReportKind, string> = {
   consumption: '消费报表',
 };
 
+/**
+ * The header of a CSV answer that says how many data rows follow (the header line and the 合计 line not counted),
+ * so that a download can show "n / total rows" as they arrive.
+ */
+export const CSV_ROWS_HEADER = 'x-report-rows';
+
 /** The longest range a report covers: a year (a leap year included). */
 export const MAX_REPORT_DAYS = 366;
 

@@ -4,7 +4,12 @@
  */
 import type { Page } from '../domain/api';
 import type { Merchant } from '../domain/merchants.schema';
-import type { DailyKind, ReportAnswers, ReportKind } from '../domain/reports.schema';
+import {
+  CSV_ROWS_HEADER,
+  type DailyKind,
+  type ReportAnswers,
+  type ReportKind,
+} from '../domain/reports.schema';
 import { ApiRequestError, headersFor, http, httpConfig } from './client';
 import { queryString as query } from './query-string';
 import { venuesApi } from './venues-api';
@@ -51,13 +56,38 @@ export function fileNameOf(header: string | null, fallback: string): string {
   return plain?.[1] ?? fallback;
 }
 
+/** How far a download is: bytes and data rows received, and the rows the server announced (null if it did not). */
+export interface CsvProgress {
+  bytes: number;
+  rows: number;
+  total: number | null;
+}
+
 /**
- * Fetches `path` (a report path with `format=csv`) as a file, calling `onProgress` with the bytes received so far
- * as they arrive. Rejects with an ApiRequestError on an error answer or a broken connection.
+ * Counts the records of a CSV as its bytes arrive: a line feed ends a record unless it is inside a quoted field (an
+ * odd number of quotes so far; escaped quotes come in pairs). Neither byte occurs inside a UTF-8 multi-byte
+ * character, so chunks may split characters anywhere.
+ */
+export function csvRecordCounter() {
+  let records = 0;
+  let quoted = false;
+  return (chunk: Uint8Array): number => {
+    for (const b of chunk) {
+      if (b === 0x22) quoted = !quoted;
+      else if (b === 0x0a && !quoted) records++;
+    }
+    return records;
+  };
+}
+
+/**
+ * Fetches `path` (a report path with `format=csv`) as a file, calling `onProgress` as bytes arrive with the bytes
+ * and data rows received so far (the header line not counted, the 合计 line never past the total) and the row count
+ * the server announced. Rejects with an ApiRequestError on an error answer or a broken connection.
  */
 export async function downloadCsv(
   path: string,
-  onProgress: (bytes: number) => void,
+  onProgress: (p: CsvProgress) => void,
   signal?: AbortSignal,
 ): Promise<Download> {
   const cfg = httpConfig();
@@ -78,16 +108,21 @@ export async function downloadCsv(
       url,
     });
   }
+  const announced = Number.parseInt(res.headers.get(CSV_ROWS_HEADER) ?? '', 10);
+  const total = Number.isSafeInteger(announced) && announced >= 0 ? announced : null;
+  const count = csvRecordCounter();
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
+  onProgress({ bytes, rows: 0, total });
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
       bytes += value.byteLength;
-      onProgress(bytes);
+      const rows = Math.max(0, count(value) - 1);
+      onProgress({ bytes, rows: total === null ? rows : Math.min(rows, total), total });
     }
   } catch {
     throw new ApiRequestError({ status: 0, code: 'NETWORK', message: '下载中断，请重试', url });

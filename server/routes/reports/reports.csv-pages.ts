@@ -2,14 +2,16 @@
  * The device usage CSV, streamed page by page: the scope's devices in keyset pages of 500 (merchant, venue,
  * device), each page's usage asked for those devices only, written as the page arrives; then the devices with
  * usage that the list leaves out (moved to another venue, or an employee's devices); the 合计 line is the sum of
- * the rows written. No array of every row is held, so a large scope streams with little memory.
+ * the rows written. No array of every row is held, so a large scope streams with little memory. `deviceUsageCsvOf`
+ * also says how many rows it will write before the first one (a count of the list, and the devices left out asked
+ * first), so the download can show a true progress.
  */
 import { daysBetween, type DeviceUsageRow } from '../../../src/domain/reports.schema';
 import type { Db } from '../../db/client';
 import { deviceRow, USAGE_KEYS, utilisation, type Raw } from './reports.build';
 import { csvHeader, csvRow, csvTotals, type Cell } from './reports.csv';
 import type { ReportScope } from './reports.source';
-import { deviceListPage, devicesById, deviceUsageAgg, num, rowsOf } from './reports.sql';
+import { deviceListCount, deviceListPage, devicesById, deviceUsageAgg, num, rowsOf } from './reports.sql';
 
 export const CSV_PAGE = 500;
 
@@ -24,7 +26,23 @@ const order = (a: DeviceUsageRow, b: DeviceUsageRow) =>
   (a.venue_id ?? 2 ** 31) - (b.venue_id ?? 2 ** 31) ||
   a.device_id - b.device_id;
 
-export async function* deviceUsageCsv(db: Db, s: ReportScope, pageSize = CSV_PAGE): AsyncGenerator<Cell[]> {
+/** The CSV's data rows (header and 合计 line not counted) and its records, the usage left out asked once. */
+export async function deviceUsageCsvOf(
+  db: Db,
+  s: ReportScope,
+  pageSize = CSV_PAGE,
+): Promise<{ rows: number; records: AsyncGenerator<Cell[]> }> {
+  const unlisted = await usageByDevice(db, { ...s, devices: { unlisted: true } });
+  const [listed] = s.operatorId === null ? await rowsOf<{ n: unknown }>(db, deviceListCount(s)) : [];
+  return { rows: num(listed?.n) + unlisted.size, records: deviceUsageCsv(db, s, pageSize, unlisted) };
+}
+
+export async function* deviceUsageCsv(
+  db: Db,
+  s: ReportScope,
+  pageSize = CSV_PAGE,
+  unlistedUsage?: Map<number, Raw>,
+): AsyncGenerator<Cell[]> {
   const days = daysBetween(s.from, s.to);
   const sums = { sessions: 0, minutes: 0, revenue_fen: 0, refund_fen: 0 };
   let devices = 0;
@@ -49,7 +67,7 @@ export async function* deviceUsageCsv(db: Db, s: ReportScope, pageSize = CSV_PAG
     ];
     if (page.length < pageSize) break;
   }
-  const unlisted = await usageByDevice(db, { ...s, devices: { unlisted: true } });
+  const unlisted = unlistedUsage ?? (await usageByDevice(db, { ...s, devices: { unlisted: true } }));
   if (unlisted.size > 0) {
     const named = await rowsOf<Raw>(db, devicesById([...unlisted.keys()]));
     const rows = named.map((r) => deviceRow(r, unlisted.get(num(r.device_id)), days)).sort(order);

@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Feature } from '../../../src/domain/levels';
 import {
+  CSV_ROWS_HEADER,
   DAILY_KINDS,
   DailyQuerySchema,
   REPORT_KINDS,
@@ -24,7 +25,7 @@ import { notFound } from '../../lib/errors';
 import { parseQuery } from '../../lib/validate';
 import { buildReport } from './reports.build';
 import { contentDisposition, csvFileName, csvRecords, csvStream } from './reports.csv';
-import { deviceUsageCsv } from './reports.csv-pages';
+import { deviceUsageCsvOf } from './reports.csv-pages';
 import { withRollups } from './reports.split';
 import { todayIn, type ReportScope } from './reports.sql';
 
@@ -91,14 +92,19 @@ async function answer(c: Context<AppEnv>, kind: ReportKind, q: Asked, daily: boo
   if (q.format === 'csv') {
     const name = csvFileName(kind, scope.from, scope.to, daily);
     // Device usage has a row per device: streamed in keyset pages. The others are a few aggregate rows.
-    const records =
+    const csv =
       kind === 'device-usage'
-        ? deviceUsageCsv(db, split)
-        : csvRecords(kind, await buildReport(kind, db, split));
-    return c.body(csvStream(records), 200, {
+        ? await deviceUsageCsvOf(db, split)
+        : await buildReport(kind, db, split).then((r) => ({
+            rows: r.rows.length,
+            records: csvRecords(kind, r),
+          }));
+    return c.body(csvStream(csv.records), 200, {
       'content-type': 'text/csv; charset=utf-8',
       'content-disposition': contentDisposition(name),
       'cache-control': 'no-store',
+      // The data rows to come (header and 合计 line not counted): the download shows "n / total rows".
+      [CSV_ROWS_HEADER]: String(csv.rows),
     });
   }
   const body = await buildReport(kind, db, split);

@@ -51,6 +51,11 @@ export function deviceList(s: ReportScope): SQL {
   return sql`select ${DEVICE_COLUMNS} where ${sql.join(where, sql` and `)}`;
 }
 
+/** How many devices the list above holds (the device usage CSV announces its row count before the rows). */
+export function deviceListCount(s: ReportScope): SQL {
+  return sql`select count(*)::int8 as n from (${deviceList(s)}) x`;
+}
+
 /** One keyset page of the device list, in the report's order (merchant, venue, device), after `after`. */
 export function deviceListPage(s: ReportScope, after: readonly number[] | null, limit: number): SQL {
   const key = sql`(x.merchant_id, coalesce(x.venue_id, 2147483647), x.device_id)`;

@@ -4,7 +4,7 @@
  * the file name).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsumptionReport } from '../../../src/domain/reports.schema';
+import { CSV_ROWS_HEADER, type ConsumptionReport } from '../../../src/domain/reports.schema';
 import { bearer } from '../test-app';
 import { createWorld, type World } from './report-world';
 
@@ -128,5 +128,23 @@ describe('CSV', () => {
     expect(lines).toHaveLength(8);
     expect(lines[1]).toBe('星河共享自助,星河广场店,广场 1 号充电桩,XH-CP-0001,2,45,2.90,2.60,1.04%');
     expect(lines[7]).toBe('合计,,,,7,226,13.50,9.00,0.87%');
+  });
+
+  it('announces its data rows (header and 合计 line not counted) before the body, for every report', async () => {
+    const paths = [
+      ...['device-usage', 'recharge', 'cash', 'consumption'].map((k) => `/reports/${k}?${RANGE}&format=csv`),
+      `/reports/device-usage?${RANGE}&venue_id=1&format=csv`,
+      '/daily/cash?date=2026-11-02&format=csv',
+    ];
+    for (const path of paths) {
+      for (const user of ['admin', 'merchant']) {
+        const { res, bytes } = await csv(path, user);
+        const lines = new TextDecoder().decode(bytes.slice(3)).trimEnd().split('\r\n');
+        expect(res.headers.get(CSV_ROWS_HEADER), `${user} ${path}`).toBe(String(lines.length - 2));
+      }
+    }
+    const own = await csv('/daily/cash?date=2026-11-02&format=csv', 'employee');
+    const ownLines = new TextDecoder().decode(own.bytes.slice(3)).trimEnd().split('\r\n');
+    expect(own.res.headers.get(CSV_ROWS_HEADER)).toBe(String(ownLines.length - 2));
   });
 });
