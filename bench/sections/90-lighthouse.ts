@@ -3,8 +3,10 @@
  * (`server/main.ts`: the production build, NODE_ENV=production, a fresh seeded embedded DB) for `/user/pay`,
  * `/admin-login` and `/dashboard`. `/dashboard` is signed in as the demo merchant: before each run its token goes
  * into local storage and the HTTP cache is emptied, and Lighthouse is told not to clear storage. Median of 3 runs by
- * score; records score, FCP, LCP, TBT, CLS and the bytes transferred. BENCH_LIGHTHOUSE_RUNS changes the count.
+ * score; records score, FCP, LCP, TBT, CLS and the bytes transferred. A broken run (Lighthouse's runtime error, no
+ * score, a metric it could not compute) is run again and never counted. BENCH_LIGHTHOUSE_RUNS changes the count.
  */
+import os from 'node:os';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
@@ -50,26 +52,51 @@ async function signInMerchant(base: string, port: number): Promise<void> {
   await browser.close();
 }
 
-/** One Lighthouse run; a run Lighthouse itself reports as broken (e.g. a lost trace) is tried again, twice. */
-async function audit(url: string, port: number, keepStorage: boolean, tries = 3): Promise<Run> {
+/** A run that measured nothing: Lighthouse's own runtime error, no score, or a metric it could not compute. */
+function broken(run: Run | undefined): boolean {
+  return !run || !(run.score > 0) || [run.fcp, run.lcp, run.tbt, run.cls].some((v) => !Number.isFinite(v));
+}
+
+/** One Lighthouse run, or undefined when it broke (e.g. NO_NAVSTART, a lost trace, an LCP it could not find). */
+async function auditOnce(url: string, port: number, keepStorage: boolean): Promise<Run | undefined> {
   const result = await lighthouse(url, {
     port,
     onlyCategories: ['performance'],
     disableStorageReset: keepStorage,
     logLevel: 'error',
     output: 'json',
-  });
-  if (result?.lhr.runtimeError && tries > 1) return audit(url, port, keepStorage, tries - 1);
-  const a = result!.lhr.audits;
+  }).catch(() => undefined);
+  if (!result || result.lhr.runtimeError) return undefined;
+  const a = result.lhr.audits;
   const num = (k: string) => a[k]?.numericValue ?? NaN;
-  return {
-    score: Math.round((result!.lhr.categories.performance?.score ?? 0) * 100),
+  const run: Run = {
+    score: Math.round((result.lhr.categories.performance?.score ?? 0) * 100),
     fcp: num('first-contentful-paint'),
     lcp: num('largest-contentful-paint'),
     tbt: num('total-blocking-time'),
     cls: num('cumulative-layout-shift'),
     bytes: num('total-byte-weight'),
   };
+  return broken(run) ? undefined : run;
+}
+
+/**
+ * One measured run: a broken run is tried again (up to `tries` in all) and never counted, so a lost trace cannot
+ * put a 0 into the median.
+ */
+async function audit(
+  url: string,
+  port: number,
+  keepStorage: boolean,
+  prepare: () => Promise<void>,
+  tries = 4,
+): Promise<{ run?: Run; broken: number }> {
+  for (let i = 0; i < tries; i++) {
+    await prepare();
+    const run = await auditOnce(url, port, keepStorage);
+    if (run) return { run, broken: i };
+  }
+  return { broken: tries };
 }
 
 export default async function lighthouseSection(ctx: BenchContext): Promise<BenchRow[]> {
@@ -85,22 +112,29 @@ export default async function lighthouseSection(ctx: BenchContext): Promise<Benc
     for (const page of ['/user/pay?device_id=1&venue_id=1', '/admin-login', '/dashboard']) {
       const signedIn = page === '/dashboard';
       const results: Run[] = [];
+      let brokenRuns = 0;
       for (let i = 0; i < runs; i++) {
         ctx.log(`lighthouse ${page} run ${i + 1}/${runs}`);
-        if (signedIn) await signInMerchant(base, chrome.port);
-        results.push(await audit(base + page, chrome.port, signedIn));
+        const prepare = signedIn ? () => signInMerchant(base, chrome.port) : async () => undefined;
+        const { run, broken } = await audit(base + page, chrome.port, signedIn, prepare);
+        brokenRuns += broken;
+        if (run) results.push(run);
       }
+      if (results.length === 0) throw new Error(`lighthouse ${page}: every run broke`);
       const m = results.sort((x, y) => x.score - y.score)[Math.floor(results.length / 2)]!;
       rows.push({
         section: 'lighthouse',
-        name: `${page.split('?')[0]} (mobile, 4G simulated, median of ${runs})`,
+        name: `${page.split('?')[0]} (mobile, 4G simulated, median of ${results.length})`,
         score: m.score,
         fcp_ms: round(m.fcp, 0),
         lcp_ms: round(m.lcp, 0),
         tbt_ms: round(m.tbt, 0),
         cls: round(m.cls, 3),
         transfer_bytes: m.bytes,
-        note: `scores ${results.map((r) => r.score).join('/')}`,
+        note:
+          `scores ${results.map((r) => r.score).join('/')}` +
+          (brokenRuns ? `; ${brokenRuns} broken run(s) retried, not counted` : '') +
+          `; load average ${os.loadavg()[0]!.toFixed(1)}`,
       });
     }
   } finally {

@@ -75,26 +75,19 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
   };
 
   async function dispatch(session_id: number): Promise<void> {
-    const [s] = await db
-      .update(device_sessions)
-      .set({ command_sent_at: now() })
-      .where(
-        and(
-          eq(device_sessions.id, session_id),
-          eq(device_sessions.status, 'starting'),
-          isNull(device_sessions.command_sent_at),
-        ),
-      )
-      .returning({
-        id: device_sessions.id,
-        device_id: device_sessions.device_id,
-        minutes: device_sessions.minutes,
-      });
+    // Marked sent and the device's serial read in one statement: every pay's start command comes through here.
+    const res = (await db.execute(sql`
+      update ${device_sessions} set command_sent_at = ${now().toISOString()}::timestamptz
+      from ${devices}
+      where ${device_sessions.id} = ${session_id}::int and ${device_sessions.status} = 'starting'
+        and ${device_sessions.command_sent_at} is null and ${devices.id} = ${device_sessions.device_id}
+      returning ${device_sessions.id}, ${device_sessions.minutes}, ${devices.serial}`)) as unknown as {
+      rows: { id: number; minutes: number; serial: string }[];
+    };
+    const s = res.rows[0];
     if (!s) return;
-    const serial = await serialOf(s.device_id);
-    if (!serial) return;
     // A send that throws leaves the session `starting`: the deadline refunds it, which is the safe outcome.
-    await gateway.start(serial, s.minutes, startCommandId(s.id));
+    await gateway.start(s.serial, s.minutes, startCommandId(s.id));
   }
 
   async function onAck(commandId: string, at: Date) {

@@ -41,26 +41,29 @@ export function parseCommandId(commandId: string): { kind: 'start' | 'stop'; ses
  * `running`. Returns the session when this call made the change; null when it was already done or the session had
  * failed meanwhile (then the caller tells the device to stop, since nobody is paying for that run).
  */
-export async function markRunning(tx: Tx, session_id: number, at: Date): Promise<SessionRow | null> {
-  const [s] = await tx
-    .update(device_sessions)
-    .set({
-      status: 'running',
-      started_at: at,
-      ends_at: sql`${at.toISOString()}::timestamptz + make_interval(mins => ${device_sessions.minutes})`,
-    })
-    .where(and(eq(device_sessions.id, session_id), eq(device_sessions.status, 'starting')))
-    .returning();
-  if (!s) return null;
-  await tx
-    .update(orders)
-    .set({ status: 'started' })
-    .where(and(eq(orders.id, s.order_id), eq(orders.status, 'paid')));
-  await tx
-    .update(devices)
-    .set({ status: 'running' })
-    .where(and(eq(devices.id, s.device_id), inArray(devices.status, ['idle', 'running'])));
-  return s;
+export async function markRunning(
+  tx: Tx,
+  session_id: number,
+  at: Date,
+): Promise<{ id: number; order_id: number; device_id: number } | null> {
+  // One statement (the three conditional updates as CTEs, one snapshot, atomic): the acknowledgement of every pay
+  // comes through here, and on the embedded database each statement costs the server's own thread.
+  const res = (await tx.execute(sql`
+    with s as (
+      update ${device_sessions} set status = 'running', started_at = ${at.toISOString()}::timestamptz,
+        ends_at = ${at.toISOString()}::timestamptz + make_interval(mins => ${device_sessions.minutes})
+      where ${device_sessions.id} = ${session_id}::int and ${device_sessions.status} = 'starting'
+      returning ${device_sessions.id}, ${device_sessions.order_id}, ${device_sessions.device_id}),
+    o as (
+      update ${orders} set status = 'started' from s
+      where ${orders.id} = s.order_id and ${orders.status} = 'paid' returning 1),
+    d as (
+      update ${devices} set status = 'running' from s
+      where ${devices.id} = s.device_id and ${devices.status} in ('idle', 'running') returning 1)
+    select s.id, s.order_id, s.device_id from s`)) as unknown as {
+    rows: { id: number; order_id: number; device_id: number }[];
+  };
+  return res.rows[0] ?? null;
 }
 
 /**
