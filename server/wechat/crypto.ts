@@ -4,10 +4,13 @@
  * sandbox, so both sides of every test run the very same code paths as production.
  */
 import {
+  constants,
   createCipheriv,
   createDecipheriv,
   createSign,
   createVerify,
+  privateDecrypt,
+  publicEncrypt,
   randomBytes,
   randomInt,
 } from 'node:crypto';
@@ -65,6 +68,22 @@ export function parseAuthorization(header: string): Record<string, string> | nul
   const re = /([a-z_]+)="([^"]*)"/g;
   for (const m of header.slice(AUTH_SCHEMA.length + 1).matchAll(re)) out[m[1]!] = m[2]!;
   return out;
+}
+
+/** A sensitive field for WeChat Pay (a card number, a name): RSAES-OAEP (SHA-1, MGF1) with its public key, Base64. */
+export function rsaOaepEncrypt(plaintext: string, publicKeyPem: string): string {
+  return publicEncrypt(
+    { key: publicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' },
+    Buffer.from(plaintext, 'utf8'),
+  ).toString('base64');
+}
+
+/** What WeChat Pay does with such a field (the sandbox, holding the private key). */
+export function rsaOaepDecrypt(ciphertextB64: string, privateKeyPem: string): string {
+  return privateDecrypt(
+    { key: privateKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' },
+    Buffer.from(ciphertextB64, 'base64'),
+  ).toString('utf8');
 }
 
 /** AES-256-GCM encryption as WeChat Pay does it: Base64(ciphertext || 16-byte tag). */

@@ -13,6 +13,7 @@ import {
   requestMessage,
   responseMessage,
   rfc3339China,
+  rsaOaepEncrypt,
   rsaSign,
   rsaVerify,
 } from './crypto';
@@ -21,6 +22,7 @@ import {
   WechatPayVerifyError,
   type FetchLike,
   type HeadersLike,
+  type AbnormalRefundInput,
   type JsapiPayParams,
   type NotificationEnvelope,
   type PayNotification,
@@ -148,6 +150,19 @@ export class WechatPayClient implements WechatPay {
     }
   }
 
+  async applyAbnormalRefund(input: AbnormalRefundInput): Promise<Refund> {
+    const { refund_id, key_serial, ...body } = input;
+    const path = `/v3/refund/domestic/refunds/${encodeURIComponent(refund_id)}/apply-abnormal-refund`;
+    const res = await this.call('POST', path, body, key_serial ? { 'Wechatpay-Serial': key_serial } : {});
+    return res.json as Refund;
+  }
+
+  encryptSensitive(plaintext: string): { serial: string; ciphertext: string } {
+    const [serial, pem] = Object.entries(this.config.platformPublicKeys)[0] ?? [];
+    if (!serial || !pem) throw new Error('no WeChat Pay public key configured');
+    return { serial, ciphertext: rsaOaepEncrypt(plaintext, pem) };
+  }
+
   parseNotification(rawBody: string, headers: HeadersLike): PayNotification {
     this.verifySignature(rawBody, headers);
     let envelope: NotificationEnvelope;
@@ -221,6 +236,7 @@ export class WechatPayClient implements WechatPay {
     method: 'GET' | 'POST',
     pathAndQuery: string,
     body?: unknown,
+    extraHeaders: Record<string, string> = {},
   ): Promise<{ status: number; json: unknown }> {
     const url = `${this.config.apiBase.replace(/\/+$/, '')}${pathAndQuery}`;
     const u = new URL(url);
@@ -231,6 +247,7 @@ export class WechatPayClient implements WechatPay {
       Authorization: this.authorization(method, canonical, text),
       Accept: 'application/json',
       'User-Agent': 'scango-wechatpay/1.0',
+      ...extraHeaders,
     };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res: Response;

@@ -88,6 +88,21 @@ export interface RefundInput {
   total_fen: number;
 }
 
+/**
+ * `POST /v3/refund/domestic/refunds/{refund_id}/apply-abnormal-refund`: USER_BANK_CARD needs the bank (WeChat's
+ * bank code), the card number and the holder's name, the last two encrypted (`encryptSensitive`) with the key of
+ * `key_serial`; MERCHANT_BANK_CARD sends the money to the merchant's settlement bank account.
+ */
+export interface AbnormalRefundInput {
+  refund_id: string;
+  out_refund_no: string;
+  type: 'USER_BANK_CARD' | 'MERCHANT_BANK_CARD';
+  bank_type?: string;
+  bank_account?: string;
+  real_name?: string;
+  key_serial?: string;
+}
+
 export type RefundStatus = 'SUCCESS' | 'CLOSED' | 'PROCESSING' | 'ABNORMAL';
 
 export interface Refund {
@@ -208,6 +223,10 @@ export interface WechatPay {
   close(outTradeNo: string): Promise<void>;
   refund(input: RefundInput): Promise<Refund>;
   queryRefund(outRefundNo: string): Promise<Refund | null>;
+  /** WeChat's apply-abnormal-refund: redirects a refund that ended ABNORMAL to a bank card. */
+  applyAbnormalRefund(input: AbnormalRefundInput): Promise<Refund>;
+  /** Encrypts a sensitive field with the WeChat Pay public key; `serial` goes into Wechatpay-Serial. */
+  encryptSensitive(plaintext: string): { serial: string; ciphertext: string };
   /** Verify (raw body, Wechatpay-* headers) and decrypt; throws WechatPayVerifyError. */
   parseNotification(rawBody: string, headers: HeadersLike): PayNotification;
 }

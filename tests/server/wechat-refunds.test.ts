@@ -16,6 +16,7 @@ import {
 import { reservedFen } from '../../server/services/withdrawals/requests';
 import { createRefundWorker } from '../../server/services/orders/refund-worker';
 import { retryWechatRefund } from '../../server/services/orders/refund-outbox';
+import { REFUND_SPACING_MS } from '../../server/services/orders/refund-spacing';
 import type { ConsumptionHistoryItem, Page, StopResponse } from '../../src/domain/api';
 import { assertLedgerInvariants } from './invariants';
 import { demoDevices } from './money-harness';
@@ -229,6 +230,10 @@ describe('refunds that do not succeed', () => {
     const retried = await w.database.db.transaction((tx) => retryWechatRefund(tx, row!.id, new Date()));
     expect(retried?.after).toMatchObject({ status: 'pending', attempts: 0 });
     expect(retried!.after.out_refund_no).not.toBe(row!.out_refund_no);
+    // A new request of the order goes a minute after the previous one at the earliest (WeChat's rule).
+    await w.settle();
+    expect((await refundsOf(w, paid.order_id))[0]!.status).toBe('pending');
+    w.advance(REFUND_SPACING_MS);
     await w.settle();
     expect((await refundsOf(w, paid.order_id))[0]!.status).toBe('succeeded');
     expect((await orderRow(w, paid.order_id)).refunded_fen).toBe(paid.amount_fen);

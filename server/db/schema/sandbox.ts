@@ -78,6 +78,10 @@ export const sandbox_pay_refunds = pgTable(
     /** A delayed refund: PROCESSING until this time, then `final_status`. */
     settles_at: ts(),
     final_status: text({ enum: ['SUCCESS', 'CLOSED', 'ABNORMAL'] }),
+    /** An abnormal refund redirected by apply-abnormal-refund: where it went instead. */
+    abnormal_type: text({ enum: ['USER_BANK_CARD', 'MERCHANT_BANK_CARD'] }),
+    /** `user_received_account` of a redirected refund (bank and the card's last digits, or the merchant). */
+    received_account: text(),
     success_time: ts(),
     created_at: createdAt(),
   },

@@ -21,8 +21,11 @@ export const pay_notifications = pgTable('pay_notifications', {
  * pending: decided, not yet accepted by WeChat (sent or about to be; retried with backoff);
  * processing: WeChat accepted it, the result is awaited (notification or query);
  * succeeded: the money is back on the member's WeChat, and booked;
- * closed / abnormal: WeChat closed it or could not pay it out; failed: WeChat refused the request.
- * The last three are shown to staff, who may retry.
+ * closed / abnormal: WeChat closed it or could not pay it out; failed: WeChat refused the request (these three are
+ * shown to staff, who may retry; an abnormal one is instead redirected by staff to a bank card: abnormal_pending,
+ * sent as WeChat's "apply abnormal refund", then processing again);
+ * mismatch: WeChat's answers about it did not match it (amount, order, number) three times: never settled,
+ * shown to staff, no longer queried on its own.
  */
 export const wechat_refunds = pgTable(
   'wechat_refunds',
@@ -36,7 +39,16 @@ export const wechat_refunds = pgTable(
     amount_fen: integer().notNull(),
     reason: text().notNull(),
     status: text({
-      enum: ['pending', 'processing', 'succeeded', 'closed', 'abnormal', 'failed'],
+      enum: [
+        'pending',
+        'processing',
+        'succeeded',
+        'closed',
+        'abnormal',
+        'abnormal_pending',
+        'failed',
+        'mismatch',
+      ],
     }).notNull(),
     /** Requests sent for this row (reset by a staff retry). */
     attempts: integer().notNull().default(0),
@@ -46,6 +58,25 @@ export const wechat_refunds = pgTable(
     /** The last error or WeChat's word on a refund that did not succeed, for staff. */
     last_error: text(),
     sent_at: ts(),
+    /**
+     * When a refund request of this row (under any of its numbers) last went to WeChat: requests for one order
+     * are spaced at least a minute apart (WeChat's rule). Never reset.
+     */
+    last_request_at: ts(),
+    /** WeChat answers about this refund that did not match it; the third makes it `mismatch`. */
+    mismatches: integer().notNull().default(0),
+    /**
+     * Staff's redirection of an abnormal refund (WeChat's apply-abnormal-refund): USER_BANK_CARD (the member's
+     * debit card) or MERCHANT_BANK_CARD (back to the merchant's bank account; booked to the member's wallet).
+     */
+    abnormal_type: text({ enum: ['USER_BANK_CARD', 'MERCHANT_BANK_CARD'] }),
+    /** The card's bank (WeChat's bank code), for USER_BANK_CARD. */
+    abnormal_bank_type: text(),
+    /** Card number and holder's name, encrypted with WeChat Pay's public key (only WeChat can read them). */
+    abnormal_bank_account: text(),
+    abnormal_real_name: text(),
+    /** The serial (or public key id) of the WeChat Pay key they were encrypted with: sent as Wechatpay-Serial. */
+    abnormal_key_serial: text(),
     succeeded_at: ts(),
     created_at: createdAt(),
     updated_at: createdAt(),
@@ -55,6 +86,6 @@ export const wechat_refunds = pgTable(
     index('wechat_refunds_order_idx').on(t.order_id),
     index('wechat_refunds_due_idx')
       .on(t.next_attempt_at)
-      .where(sql`${t.status} in ('pending', 'processing')`),
+      .where(sql`${t.status} in ('pending', 'processing', 'abnormal_pending')`),
   ],
 );

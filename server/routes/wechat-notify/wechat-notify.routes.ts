@@ -10,7 +10,7 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { applyWechatTransaction, PaymentMismatchError } from '../../services/orders';
 import { paymentDeps, type PaymentDeps } from '../../services/orders';
-import { applyRefundReport, RefundMismatchError } from '../../services/orders/refund-settle';
+import { applyRefundReport } from '../../services/orders/refund-settle';
 import { WechatPayVerifyError, type PayNotification } from '../../wechat/types';
 
 /** Notification bodies are small JSON envelopes; anything bigger is not from WeChat. */
@@ -53,32 +53,28 @@ export function notifyRoutes(): Hono<AppEnv> {
 /**
  * A verified REFUND.* notification settles its outbox row (services/orders/refund-settle.ts): SUCCESS books the
  * reversal once; a duplicate finds the row succeeded and changes nothing. 204 also for a refund number we no longer
- * know (replaced by a staff retry), so WeChat stops resending it; 400 FAIL when it does not match our refund.
+ * know (replaced by a staff retry), so WeChat stops resending it; 400 FAIL when it does not match our refund (the
+ * refund is not settled; the mismatch is logged and counted on it, the third leaves it to staff).
  */
 async function refundNotice(
   c: Context<AppEnv>,
   deps: PaymentDeps,
   n: Extract<PayNotification, { kind: 'refund' }>,
 ): Promise<Response> {
-  try {
-    const result = await applyRefundReport(
-      deps.db,
-      {
-        out_refund_no: n.refund.out_refund_no,
-        status: n.refund.refund_status,
-        refund_id: n.refund.refund_id,
-        refund_fen: n.refund.amount?.refund,
-        out_trade_no: n.refund.out_trade_no,
-      },
-      deps.now(),
-    );
-    if (result === 'unknown') console.warn(`refund notification ${n.id}: unknown ${n.refund.out_refund_no}`);
-  } catch (err) {
-    if (err instanceof RefundMismatchError) {
-      console.warn(`refund notification ${n.id} refused: ${err.message}`);
-      return c.json({ code: 'FAIL', message: '通知与退款单不符' }, 400);
-    }
-    throw err;
-  }
+  const result = await applyRefundReport(
+    deps.db,
+    {
+      out_refund_no: n.refund.out_refund_no,
+      status: n.refund.refund_status,
+      refund_id: n.refund.refund_id,
+      refund_fen: n.refund.amount?.refund,
+      total_fen: n.refund.amount?.total,
+      out_trade_no: n.refund.out_trade_no,
+    },
+    deps.now(),
+  );
+  if (result === 'unknown') console.warn(`refund notification ${n.id}: unknown ${n.refund.out_refund_no}`);
+  // Logged and counted on the refund by applyRefundReport; never settled.
+  if (result === 'mismatch') return c.json({ code: 'FAIL', message: '通知与退款单不符' }, 400);
   return c.body(null, 204);
 }

@@ -10,7 +10,8 @@ import type { Db } from '../../db/client';
 import { orders, wechat_refunds } from '../../db/schema';
 import { WechatPayError, type Refund, type WechatPay } from '../../wechat/types';
 import type { WechatRefundRow } from './refund-outbox';
-import { applyRefundReport, RefundMismatchError, type RefundReport } from './refund-settle';
+import { applyRefundReport, type RefundReport } from './refund-settle';
+import { spaceRequests } from './refund-spacing';
 
 /** Waits after the n-th failed send (then an hour); a refund still refused after SEND_ATTEMPTS becomes `failed`. */
 export const SEND_BACKOFF_MS = [5_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000];
@@ -20,7 +21,7 @@ const LEASE_MS = 60_000;
 
 export interface RefundWorkerOptions {
   db: Db;
-  pay: Pick<WechatPay, 'refund' | 'queryRefund'>;
+  pay: Pick<WechatPay, 'refund' | 'queryRefund'> & Partial<Pick<WechatPay, 'applyAbnormalRefund'>>;
   now: () => Date;
   /** Poll period of the timer (default 1000 ms). */
   pollMs?: number;
@@ -57,8 +58,12 @@ export const reportOf = (r: Refund): RefundReport => ({
   status: r.status,
   refund_id: r.refund_id,
   refund_fen: r.amount?.refund,
+  total_fen: r.amount?.total,
   out_trade_no: r.out_trade_no,
 });
+
+/** Rows a pass sends: a refund request, or an abnormal refund's redirection. */
+const SENDS: readonly WechatRefundRow['status'][] = ['pending', 'abnormal_pending'];
 
 export function createRefundWorker(o: RefundWorkerOptions): RefundWorker {
   const { db, pay, now } = o;
@@ -71,44 +76,53 @@ export function createRefundWorker(o: RefundWorkerOptions): RefundWorker {
         .from(wechat_refunds)
         .where(
           and(
-            inArray(wechat_refunds.status, ['pending', 'processing']),
+            inArray(wechat_refunds.status, ['pending', 'processing', 'abnormal_pending']),
             lte(wechat_refunds.next_attempt_at, at),
           ),
         )
-        .orderBy(asc(wechat_refunds.next_attempt_at))
+        .orderBy(asc(wechat_refunds.next_attempt_at), asc(wechat_refunds.id))
         .limit(o.batch ?? 20)
         .for('update', { skipLocked: true });
       if (due.length === 0) return [];
+      const { send, later } = await spaceRequests(tx, due, at);
       const lease = { next_attempt_at: new Date(at.getTime() + LEASE_MS), updated_at: at };
-      const ids = (status: WechatRefundRow['status']) =>
-        due.filter((r) => r.status === status).map((r) => r.id);
-      if (ids('pending').length > 0)
+      const ids = (pick: (r: WechatRefundRow) => boolean) => due.filter(pick).map((r) => r.id);
+      const sending = ids((r) => SENDS.includes(r.status) && send.has(r.id));
+      const querying = ids((r) => r.status === 'processing');
+      if (sending.length > 0)
         await tx
           .update(wechat_refunds)
           .set({ ...lease, attempts: sql`${wechat_refunds.attempts} + 1` })
-          .where(inArray(wechat_refunds.id, ids('pending')));
-      if (ids('processing').length > 0)
+          .where(inArray(wechat_refunds.id, sending));
+      if (querying.length > 0)
+        await tx.update(wechat_refunds).set(lease).where(inArray(wechat_refunds.id, querying));
+      for (const [id, until] of later)
         await tx
           .update(wechat_refunds)
-          .set(lease)
-          .where(inArray(wechat_refunds.id, ids('processing')));
-      return due.map((r) => (r.status === 'pending' ? { ...r, attempts: r.attempts + 1 } : r));
+          .set({ next_attempt_at: until, updated_at: at })
+          .where(eq(wechat_refunds.id, id));
+      return due
+        .filter((r) => r.status === 'processing' || send.has(r.id))
+        .map((r) => (SENDS.includes(r.status) ? { ...r, attempts: r.attempts + 1 } : r));
     });
   }
 
-  /** A send or query that did not get an answer: try again later (or give up sending: `failed`, for staff). */
+  /** A send or query that did not get an answer: try again later (or give up sending, for staff). */
   async function failed(row: WechatRefundRow, err: unknown): Promise<void> {
     const at = now();
     const message =
       err instanceof Error
         ? `${(err as Partial<WechatPayError>).code ?? err.name}: ${err.message}`
         : String(err);
-    const giveUp = row.status === 'pending' && (isPermanent(err) || row.attempts >= SEND_ATTEMPTS);
-    const delay = row.status === 'pending' ? backoffMs(row.attempts) : 60_000;
+    const sending = SENDS.includes(row.status);
+    const giveUp = sending && (isPermanent(err) || row.attempts >= SEND_ATTEMPTS);
+    // A refused redirection goes back to abnormal (staff correct the card and apply again).
+    const gaveUp = row.status === 'abnormal_pending' ? ('abnormal' as const) : ('failed' as const);
+    const delay = sending ? backoffMs(row.attempts) : 60_000;
     await db
       .update(wechat_refunds)
       .set({
-        ...(giveUp ? { status: 'failed' as const } : { next_attempt_at: new Date(at.getTime() + delay) }),
+        ...(giveUp ? { status: gaveUp } : { next_attempt_at: new Date(at.getTime() + delay) }),
         last_error: message.slice(0, 300),
         updated_at: at,
       })
@@ -121,10 +135,11 @@ export function createRefundWorker(o: RefundWorkerOptions): RefundWorker {
       .from(orders)
       .where(eq(orders.id, row.order_id));
     if (!order) throw new Error(`refund ${row.out_refund_no}: order ${row.order_id} missing`);
+    const at = now();
     await db
       .update(wechat_refunds)
-      .set({ sent_at: now() })
-      .where(and(eq(wechat_refunds.id, row.id), sql`${wechat_refunds.sent_at} is null`));
+      .set({ sent_at: sql`coalesce(${wechat_refunds.sent_at}, ${at})`, last_request_at: at })
+      .where(eq(wechat_refunds.id, row.id));
     const answer = await pay.refund({
       out_trade_no: order.order_no,
       out_refund_no: row.out_refund_no,
@@ -132,13 +147,33 @@ export function createRefundWorker(o: RefundWorkerOptions): RefundWorker {
       refund_fen: row.amount_fen,
       total_fen: order.amount_fen,
     });
-    await applyRefundReport(db, reportOf(answer), now());
+    await applyRefundReport(db, reportOf(answer), now(), row.out_refund_no);
+  }
+
+  /** Staff's redirection of an abnormal refund (WeChat's apply-abnormal-refund), then settled as any answer. */
+  async function redirect(row: WechatRefundRow): Promise<void> {
+    if (!row.wechat_refund_id || !row.abnormal_type || !pay.applyAbnormalRefund)
+      throw new Error(`refund ${row.out_refund_no}: no WeChat refund id, redirection or client`);
+    const answer = await pay.applyAbnormalRefund({
+      refund_id: row.wechat_refund_id,
+      out_refund_no: row.out_refund_no,
+      type: row.abnormal_type,
+      ...(row.abnormal_type === 'USER_BANK_CARD'
+        ? {
+            bank_type: row.abnormal_bank_type ?? '',
+            bank_account: row.abnormal_bank_account ?? '',
+            real_name: row.abnormal_real_name ?? '',
+            key_serial: row.abnormal_key_serial ?? '',
+          }
+        : {}),
+    });
+    await applyRefundReport(db, reportOf(answer), now(), row.out_refund_no);
   }
 
   async function query(row: WechatRefundRow): Promise<void> {
     const answer = await pay.queryRefund(row.out_refund_no);
     if (answer) {
-      await applyRefundReport(db, reportOf(answer), now());
+      await applyRefundReport(db, reportOf(answer), now(), row.out_refund_no);
       return;
     }
     // WeChat does not know it: the request never arrived. Send it again, same number.
@@ -152,9 +187,10 @@ export function createRefundWorker(o: RefundWorkerOptions): RefundWorker {
     const rows = await claim();
     for (const row of rows) {
       try {
-        await (row.status === 'pending' ? send(row) : query(row));
+        if (row.status === 'pending') await send(row);
+        else if (row.status === 'abnormal_pending') await redirect(row);
+        else await query(row);
       } catch (err) {
-        if (err instanceof RefundMismatchError) console.error(`refund ${row.out_refund_no}: ${err.message}`);
         await failed(row, err).catch((e: unknown) => console.error(`refund ${row.out_refund_no}:`, e));
       }
     }

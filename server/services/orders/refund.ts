@@ -43,9 +43,17 @@ export async function refundOrder(
  * exactly what was taken: a wallet pay gives back cash principal, online principal and bonus as they were taken
  * (bonus out of external promotion); a cash order hands back refunded cash; a WeChat pay returns to external
  * `wechat` (the money went back to the member's WeChat); the split (fee, shares, the merchant's part, cash kept
- * included) is reversed in the same proportion. Sets refunded_fen and status 'refunded'.
+ * included) is reversed in the same proportion. Sets refunded_fen and status 'refunded'. With `to:
+ * 'member_wallet'` a WeChat pay's refund goes to the member's wallet at the merchant instead (a refund WeChat could
+ * not pay out, redirected by staff to the merchant's bank account).
  */
-export async function bookRefund(tx: Tx, order: Order, r: number, reason: string): Promise<void> {
+export async function bookRefund(
+  tx: Tx,
+  order: Order,
+  r: number,
+  reason: string,
+  to: 'payer' | 'member_wallet' = 'payer',
+): Promise<void> {
   const before = order.refunded_fen;
   const after = before + r;
   const total = order.amount_fen;
@@ -90,7 +98,7 @@ export async function bookRefund(tx: Tx, order: Order, r: number, reason: string
   }
 
   // 4. Give it back where it came from.
-  entries.push(...(await giveBack(tx, order, moved, { r, dCash, dOnline, dBonus })));
+  entries.push(...(await giveBack(tx, order, moved, { r, dCash, dOnline, dBonus }, to)));
 
   await postTransaction(tx, { kind: 'refund', order_id: order.id, memo: reason.slice(0, 200), entries });
   await tx
@@ -193,7 +201,13 @@ async function giveBack(
   order: Order,
   moved: MovedEntry[],
   d: { r: number; dCash: number; dOnline: number; dBonus: number },
+  to: 'payer' | 'member_wallet',
 ): Promise<Entry[]> {
+  if (to === 'member_wallet' && order.method === 'wechat') {
+    if (order.member_id === null) throw new OrderMoneyError(`order ${order.order_no} has no member`);
+    const w = await memberWallet(tx, order.member_id, order.merchant_id);
+    return [{ wallet_id: w.id, bucket: 'principal', amount_fen: d.r }];
+  }
   if (order.method === 'cash') {
     const cash = await externalWallet(tx, 'cash');
     return [{ wallet_id: cash.id, bucket: 'principal', amount_fen: d.r }];
