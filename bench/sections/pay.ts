@@ -3,7 +3,7 @@
  * a different free device, spread over many members, with p50/p99, on the embedded DB and (when configured) on
  * PostgreSQL. Every pay locks the member's wallet, writes the split (platform fee, partner share, merchant) and a
  * `starting` device session in one transaction, then the simulator acknowledges. The ledger invariants are checked
- * after the run (tests/server/invariants.ts). Also: the gzip bytes a phone loads before /user/pay is interactive
+ * after the run (tests/server/money/invariants.ts). Also: the gzip bytes a phone loads before /user/pay is interactive
  * (measured by scripts/size.ts on a fresh production build; the `ms` column is the build time).
  */
 import path from 'node:path';
@@ -16,7 +16,7 @@ import { statementCounter } from '../../server/db/client';
 import { devices, members, orders, service_prices } from '../../server/db/schema';
 import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
 import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
-import { ledgerViolations } from '../../tests/server/invariants';
+import { ledgerViolations } from '../../tests/server/money/invariants';
 import { BUDGET, measure } from '../../scripts/size';
 import type { BenchContext, BenchRow } from '../types';
 import { type LoadResult, round, runLoad, withScratchDatabase } from '../lib';

@@ -14,7 +14,7 @@ import { members, orders, packages } from '../../server/db/schema';
 import { externalWallet, memberWallet } from '../../server/services/ledger';
 import { type Order, newOrderNo } from '../../server/services/orders';
 import type { Db } from '../../server/db/client';
-import { ledgerViolations } from '../../tests/server/invariants';
+import { ledgerViolations } from '../../tests/server/money/invariants';
 import type { BenchContext, BenchRow } from '../types';
 import { round, runLoad, withScratchDatabase } from '../lib';
 import { bareTransaction, loadHttp } from '../pay-floor';

@@ -13,7 +13,7 @@ import { ROUTES } from '../../src/domain/routes';
 import DevicesScreen from '../../src/screens/merchant/devices';
 import PackagesScreen from '../../src/screens/merchant/packages';
 import VenuesScreen from '../../src/screens/merchant/venues';
-import { addOtherMerchant, type OtherMerchant } from '../server/catalogue-fixtures';
+import { addOtherMerchant, type OtherMerchant } from '../server/venues/catalogue-fixtures';
 import { startStaffHarness, type StaffHarness } from './staff-harness';
 
 let h: StaffHarness;

@@ -14,7 +14,7 @@ import FeedbackInboxScreen from '../../src/screens/merchant/feedback';
 import MembersScreen from '../../src/screens/merchant/members';
 import ProfitSharingScreen from '../../src/screens/sub-users/profit-sharing';
 import SubUsersScreen from '../../src/screens/sub-users/sub-users';
-import { createMember, fundMember } from '../server/devices-fixtures';
+import { createMember, fundMember } from '../server/device-sessions/devices-fixtures';
 import { bonusCredit } from '../server/withdrawals/wallet-fixtures';
 import { startStaffHarness, type StaffHarness } from './staff-harness';
 

@@ -14,7 +14,7 @@ import { formatFen } from '../../src/domain/money';
 import { configureHttp, resetHttp } from '../../src/http/client';
 import type { PublicDevice, RechargePackage, ServicePrice } from '../../src/domain/api';
 import PayScreen from '../../src/screens/user/pay';
-import { demoDevices, rechargeViaCashier } from '../server/money-harness';
+import { demoDevices, rechargeViaCashier } from '../server/money/money-harness';
 import { createTestApp, ONLINE_WORLD, type TestWorld } from '../server/test-app';
 
 let world: TestWorld;

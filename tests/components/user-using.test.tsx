@@ -18,7 +18,7 @@ import { formatFen } from '../../src/domain/money';
 import { ROUTES } from '../../src/domain/routes';
 import { configureHttp, resetHttp } from '../../src/http/client';
 import UsingScreen from '../../src/screens/user/using';
-import { rechargeViaCashier } from '../server/money-harness';
+import { rechargeViaCashier } from '../server/money/money-harness';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../server/test-app';
 
 let world: TestWorld;

@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../server/context';
 import { members } from '../../server/db/schema';
-import { createMember, fundMember } from '../server/devices-fixtures';
+import { createMember, fundMember } from '../server/device-sessions/devices-fixtures';
 import { bonusCredit } from '../server/withdrawals/wallet-fixtures';
 import {
   WECHAT_UA,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResponse, StopResponse } from '../../../src/domain/api';
 import type { DashboardSummary } from '../../../src/domain/dashboard';
 import { members, orders } from '../../../server/db/schema';
-import { fundMember } from '../devices-fixtures';
+import { fundMember } from '../device-sessions/devices-fixtures';
 import {
   bearer,
   createTestApp,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../../src/domain/api';
 import type { Device } from '../../../src/domain/devices.schema';
 import { audit_log, device_sessions, devices, products } from '../../../server/db/schema';
-import { createMember, fundMember, payFromWallet } from '../devices-fixtures';
+import { createMember, fundMember, payFromWallet } from '../device-sessions/devices-fixtures';
 import { createTestApp, type TestApp } from '../test-app';
 import { as, send, snapshot } from './helpers';
 

@@ -16,7 +16,7 @@ import type {
 } from '../../../src/domain/cash-recharge.schema';
 import { isValidMemberCode, memberCodeFrom } from '../../../src/domain/member-code';
 import { audit_log, ledger_entries, ledger_transactions, orders, wallets } from '../../../server/db/schema';
-import { assertLedgerInvariants } from '../invariants';
+import { assertLedgerInvariants } from '../money/invariants';
 import { createTestApp, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 import { as, memberIdOf, moneySnapshot, otherMerchant, post, staffLogin } from './employee-fixtures';
 

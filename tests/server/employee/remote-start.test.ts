@@ -12,8 +12,8 @@ import type { DeviceBoard, StaffSession } from '../../../src/domain/device-contr
 import type { PayResponse } from '../../../src/domain/api';
 import { audit_log, orders, wallets } from '../../../server/db/schema';
 import { isControllable } from '../../../server/services/devices/gateway';
-import { fundMember } from '../devices-fixtures';
-import { assertLedgerInvariants } from '../invariants';
+import { fundMember } from '../device-sessions/devices-fixtures';
+import { assertLedgerInvariants } from '../money/invariants';
 import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 import { as, beat, memberIdOf, moneySnapshot, otherMerchant, post, staffLogin } from './employee-fixtures';
 

@@ -12,8 +12,8 @@ import type {
   MemberWalletEntry,
   MerchantMember,
 } from '../../../src/domain/members.schema';
-import { cashRecharge, type CashWorld } from '../cash-fixtures';
-import { createMember, fundMember, payFromWallet } from '../devices-fixtures';
+import { cashRecharge, type CashWorld } from '../money/cash-fixtures';
+import { createMember, fundMember, payFromWallet } from '../device-sessions/devices-fixtures';
 import { as, createOtherMerchant, FORGED, type OtherMerchant } from '../people/fixtures';
 import { createTestApp, type TestApp } from '../test-app';
 

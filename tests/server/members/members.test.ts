@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../../src/domain/api';
 import type { BonusCreditResult, MemberDetail, MerchantMember } from '../../../src/domain/members.schema';
 import { audit_log, bonus_credits, ledger_entries, members, wallets } from '../../../server/db/schema';
-import { assertLedgerInvariants } from '../invariants';
-import { createMember, fundMember, payFromWallet } from '../devices-fixtures';
+import { assertLedgerInvariants } from '../money/invariants';
+import { createMember, fundMember, payFromWallet } from '../device-sessions/devices-fixtures';
 import { createTestApp, type TestApp } from '../test-app';
 import { as, createOtherMerchant, FORGED, type OtherMerchant } from '../people/fixtures';
 

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResponse, PublicVenue, ServicePrice, StopResponse } from '../../../src/domain/api';
 import type { Merchant } from '../../../src/domain/merchants.schema';
 import { accounts, auth_tokens, device_sessions, ledger_entries, orders } from '../../../server/db/schema';
-import { assertLedgerInvariants } from '../invariants';
-import { demoDevices, rechargeViaCashier } from '../money-harness';
+import { assertLedgerInvariants } from '../money/invariants';
+import { demoDevices, rechargeViaCashier } from '../money/money-harness';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 
 let w: TestWorld;

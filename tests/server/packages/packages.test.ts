@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../../src/domain/api';
 import type { Package } from '../../../src/domain/packages.schema';
 import { audit_log, packages } from '../../../server/db/schema';
-import { addOtherMerchant, as, forged, send, type OtherMerchant } from '../catalogue-fixtures';
+import { addOtherMerchant, as, forged, send, type OtherMerchant } from '../venues/catalogue-fixtures';
 import { createTestApp, type TestApp } from '../test-app';
 
 let t: TestApp;

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { count, eq } from 'drizzle-orm';
-import { assertLedgerInvariants } from '../invariants';
-import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from '../money-harness';
+import { assertLedgerInvariants } from '../money/invariants';
+import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from '../money/money-harness';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 import { devices, ledger_entries, orders, service_prices, wallets } from '../../../server/db/schema';
 import type {

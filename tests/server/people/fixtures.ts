@@ -15,7 +15,7 @@ import {
   share_rules,
   venues,
 } from '../../../server/db/schema';
-import { createMember, fundMember } from '../devices-fixtures';
+import { createMember, fundMember } from '../device-sessions/devices-fixtures';
 import { bearer, postJson } from '../test-app';
 
 export interface OtherMerchant {

@@ -7,8 +7,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoginResponse, PayResponse, ServicePrice } from '../../../src/domain/api';
 import { accounts, ledger_entries, wallets } from '../../../server/db/schema';
-import { assertLedgerInvariants } from '../invariants';
-import { demoDevices, rechargeViaCashier } from '../money-harness';
+import { assertLedgerInvariants } from '../money/invariants';
+import { demoDevices, rechargeViaCashier } from '../money/money-harness';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 import { as } from '../people/fixtures';
 

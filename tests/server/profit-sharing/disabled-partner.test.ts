@@ -10,8 +10,8 @@ import type { Page } from '../../../src/domain/api';
 import type { ShareRule } from '../../../src/domain/profit-sharing.schema';
 import { accounts, ledger_entries, wallets } from '../../../server/db/schema';
 import { refundOrder } from '../../../server/services/orders';
-import { createMember, fundMember, payFromWallet } from '../devices-fixtures';
-import { assertLedgerInvariants } from '../invariants';
+import { createMember, fundMember, payFromWallet } from '../device-sessions/devices-fixtures';
+import { assertLedgerInvariants } from '../money/invariants';
 import { as } from '../people/fixtures';
 import { createTestApp, type TestApp } from '../test-app';
 

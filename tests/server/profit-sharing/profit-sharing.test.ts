@@ -17,8 +17,8 @@ import {
   share_rules,
   wallets,
 } from '../../../server/db/schema';
-import { assertLedgerInvariants } from '../invariants';
-import { createMember, fundMember, payFromWallet } from '../devices-fixtures';
+import { assertLedgerInvariants } from '../money/invariants';
+import { createMember, fundMember, payFromWallet } from '../device-sessions/devices-fixtures';
 import { createTestApp, type TestApp } from '../test-app';
 import { as, createOtherMerchant, FORGED, type OtherMerchant } from '../people/fixtures';
 

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { count } from 'drizzle-orm';
-import { assertLedgerInvariants } from '../invariants';
-import { rechargeViaCashier } from '../money-harness';
+import { assertLedgerInvariants } from '../money/invariants';
+import { rechargeViaCashier } from '../money/money-harness';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 import { ledger_entries, orders, wallets } from '../../../server/db/schema';
 import type { Page, RechargeHistoryItem, RechargePackage, UserProfile } from '../../../src/domain/api';

@@ -7,8 +7,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResponse, StopResponse, UsingSession } from '../../../src/domain/api';
 import { members, wallets } from '../../../server/db/schema';
-import { fundMember } from '../devices-fixtures';
-import { assertLedgerInvariants } from '../invariants';
+import { fundMember } from '../device-sessions/devices-fixtures';
+import { assertLedgerInvariants } from '../money/invariants';
 import { createTestApp, postJson, signInMember, type TestWorld, withCookie, WORLD } from '../test-app';
 
 let t: TestWorld;

@@ -19,9 +19,9 @@ import type {
 import type { Package } from '../../../src/domain/packages.schema';
 import type { VenuePrice } from '../../../src/domain/venues.schema';
 import { audit_log, orders, packages, service_prices } from '../../../server/db/schema';
-import { as, send } from '../catalogue-fixtures';
-import { assertLedgerInvariants } from '../invariants';
-import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from '../money-harness';
+import { as, send } from './catalogue-fixtures';
+import { assertLedgerInvariants } from '../money/invariants';
+import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from '../money/money-harness';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 
 let w: TestWorld;

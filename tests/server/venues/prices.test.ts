@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, ServicePrice } from '../../../src/domain/api';
 import type { Venue, VenuePrice } from '../../../src/domain/venues.schema';
 import { audit_log, service_prices } from '../../../server/db/schema';
-import { addOtherMerchant, as, forged, send, type OtherMerchant } from '../catalogue-fixtures';
+import { addOtherMerchant, as, forged, send, type OtherMerchant } from './catalogue-fixtures';
 import { createTestApp, type TestApp } from '../test-app';
 
 let t: TestApp;

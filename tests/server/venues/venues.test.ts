@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../../src/domain/api';
 import type { Venue } from '../../../src/domain/venues.schema';
 import { audit_log, venues } from '../../../server/db/schema';
-import { addOtherMerchant, as, forged, send, type OtherMerchant } from '../catalogue-fixtures';
+import { addOtherMerchant, as, forged, send, type OtherMerchant } from './catalogue-fixtures';
 import { createTestApp, type TestApp } from '../test-app';
 
 let t: TestApp;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, isNotNull } from 'drizzle-orm';
-import { assertLedgerInvariants } from '../invariants';
+import { assertLedgerInvariants } from '../money/invariants';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 import {
   ledger_entries,

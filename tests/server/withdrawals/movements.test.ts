@@ -13,7 +13,7 @@ import {
   payOutWithdrawal,
   unfreezeWithdrawal,
 } from '../../../server/services/withdrawals/movements';
-import { assertLedgerInvariants } from '../invariants';
+import { assertLedgerInvariants } from '../money/invariants';
 import { createTestDb } from '../test-db';
 
 let database: Awaited<ReturnType<typeof createTestDb>>;

@@ -16,7 +16,7 @@ import {
 } from '../../../server/services/ledger';
 import { newOrderNo, settleWalletConsume, settleWechatPayment } from '../../../server/services/orders';
 import { beginSession } from '../../../server/services/devices/sessions';
-import { priceFor } from '../devices-fixtures';
+import { priceFor } from '../device-sessions/devices-fixtures';
 
 let seq = 0;
 

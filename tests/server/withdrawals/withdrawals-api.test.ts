@@ -17,11 +17,11 @@ import {
   withdrawals,
 } from '../../../server/db/schema';
 import { refundOrder } from '../../../server/services/orders';
-import { assertLedgerInvariants } from '../invariants';
-import { settleWechatRefunds } from '../refund-fixtures';
+import { assertLedgerInvariants } from '../money/invariants';
+import { settleWechatRefunds } from '../money/refund-fixtures';
 import { bearer, createTestApp, postJson, type TestApp } from '../test-app';
 import { accountByUsername, createMerchantWithStaff, credit, paidConsume } from './wallet-fixtures';
-import { createMember } from '../devices-fixtures';
+import { createMember } from '../device-sessions/devices-fixtures';
 
 let t: TestApp;
 const tok: Record<string, string> = {};

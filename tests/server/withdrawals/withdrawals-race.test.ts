@@ -8,7 +8,7 @@ import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Withdrawal } from '../../../src/domain/wallet.schema';
 import { withdrawal_events, withdrawals } from '../../../server/db/schema';
-import { assertLedgerInvariants } from '../invariants';
+import { assertLedgerInvariants } from '../money/invariants';
 import { bearer, createTestApp, postJson, type TestApp } from '../test-app';
 import { accountByUsername, credit, walletRow } from './wallet-fixtures';
 

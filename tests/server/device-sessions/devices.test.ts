@@ -1,0 +1,345 @@
+/**
+ * Device gateway, simulator and session lifecycle on a real database (PGlite, or PostgreSQL with
+ * TEST_DATABASE_URL), with real money: wallet pays and refunds go through the money services, and the
+ * shared ledger invariants are checked after every money-moving case.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../server/db/client';
+import { device_sessions, devices, orders, wallets } from '../../../server/db/schema';
+import { createDevicesService, type DevicesService } from '../../../server/services/devices/devices.service';
+import { createSimulatorGateway } from '../../../server/services/devices/simulator.gateway';
+import type { ControllableGateway } from '../../../server/services/devices/gateway';
+import {
+  ACK_TIMEOUT_MS,
+  beginSession,
+  checkDeviceAvailable,
+} from '../../../server/services/devices/sessions';
+import { refundOrder } from '../../../server/services/orders';
+import { HttpError } from '../../../server/lib/errors';
+import { assertLedgerInvariants } from '../money/invariants';
+import { createTestDb } from '../test-db';
+import {
+  createMember,
+  deviceRow,
+  fundMember,
+  orderRow,
+  payFromWallet,
+  priceFor,
+  seed,
+} from './devices-fixtures';
+
+let database: Database;
+let clock = new Date('2026-11-21T08:00:00Z');
+const now = () => clock;
+const advance = (ms: number) => {
+  clock = new Date(clock.getTime() + ms);
+};
+
+let gateway: ControllableGateway;
+let service: DevicesService;
+let stopService: () => Promise<void>;
+let member: number;
+const MERCHANT = 1;
+
+async function until<T>(f: () => Promise<T | undefined | null | false>, what: string, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    await service.settle();
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function session(id: number) {
+  const [s] = await database.db.select().from(device_sessions).where(eq(device_sessions.id, id));
+  return s!;
+}
+
+async function balance(member_id: number) {
+  const [w] = await database.db.select().from(wallets).where(eq(wallets.member_id, member_id));
+  return w ? w.principal_fen + w.bonus_fen : 0;
+}
+
+function makeService(db = database.db) {
+  const gw = createSimulatorGateway({
+    now,
+    ackDelayMs: 5,
+    heartbeatMs: 60_000,
+    listSerials: async () => (await db.select({ serial: devices.serial }).from(devices)).map((d) => d.serial),
+  });
+  const svc = createDevicesService({
+    db,
+    gateway: gw,
+    now,
+    refundOrder,
+    tickMs: 60_000,
+    skipLocked: database.kind === 'postgres',
+  });
+  return { gw, svc };
+}
+
+beforeAll(async () => {
+  database = await createTestDb();
+  await seed(database.db);
+  ({ gw: gateway, svc: service } = makeService());
+  stopService = await service.start();
+  await service.settle();
+  member = await createMember(database.db);
+  await fundMember(database.db, member, MERCHANT, 10_000, clock);
+});
+
+afterAll(async () => {
+  await stopService?.();
+  await database?.close();
+});
+
+beforeEach(async () => {
+  for (const serial of ['XH-CP-0001', 'XH-CP-0002', 'XH-MC-0001', 'XH-CP-0003', 'XH-CP-0004', 'XH-MC-0002']) {
+    gateway.setMode(serial, 'normal');
+  }
+  // Fresh heartbeats at the current (moved) time, as the simulator's periodic beat would send.
+  await service.handle({
+    type: 'heartbeat',
+    serials: ['XH-CP-0001', 'XH-CP-0002', 'XH-MC-0001', 'XH-CP-0003', 'XH-CP-0004', 'XH-MC-0002'],
+    at: clock,
+  });
+});
+
+describe('availability', () => {
+  it('is ok for a heartbeating idle device, offline after 90 s of silence or an offline notice', async () => {
+    await database.db.transaction(async (tx) => {
+      expect(await checkDeviceAvailable(tx, 2, clock)).toBe('ok');
+      expect(await checkDeviceAvailable(tx, 2, new Date(clock.getTime() + 89_000))).toBe('ok');
+      expect(await checkDeviceAvailable(tx, 2, new Date(clock.getTime() + 90_000))).toBe('offline');
+    });
+    gateway.setMode('XH-CP-0002', 'offline');
+    await service.settle();
+    expect((await deviceRow(database.db, 2)).status).toBe('offline');
+    await database.db.transaction(async (tx) =>
+      expect(await checkDeviceAvailable(tx, 2, clock)).toBe('offline'),
+    );
+    gateway.setMode('XH-CP-0002', 'normal');
+    await service.settle();
+    expect((await deviceRow(database.db, 2)).status).toBe('idle');
+  });
+
+  it('answers fault, disabled, and disabled for a device that does not exist', async () => {
+    await database.db.update(devices).set({ status: 'fault' }).where(eq(devices.id, 5));
+    await database.db.update(devices).set({ status: 'disabled' }).where(eq(devices.id, 6));
+    await database.db.transaction(async (tx) => {
+      expect(await checkDeviceAvailable(tx, 5, clock)).toBe('fault');
+      expect(await checkDeviceAvailable(tx, 6, clock)).toBe('disabled');
+      expect(await checkDeviceAvailable(tx, 999, clock)).toBe('disabled');
+    });
+    await database.db.update(devices).set({ status: 'idle' }).where(eq(devices.id, 5));
+    await database.db.update(devices).set({ status: 'idle' }).where(eq(devices.id, 6));
+  });
+});
+
+describe('session lifecycle', () => {
+  it('dispatch -> ack -> running; busy meanwhile; ends at ends_at with the order completed', async () => {
+    const before = await balance(member);
+    const { order, session_id, price } = await payFromWallet(database.db, member, 1, clock);
+    expect(await balance(member)).toBe(before - price.price_fen);
+    expect((await session(session_id)).status).toBe('starting');
+    await database.db.transaction(async (tx) =>
+      expect(await checkDeviceAvailable(tx, 1, clock)).toBe('busy'),
+    );
+
+    // Idempotent per order; another order on the same device is refused with 409 and the tx stays usable.
+    await database.db.transaction(async (tx) => {
+      const again = await beginSession(tx, {
+        order_id: order.id,
+        device_id: 1,
+        member_id: member,
+        minutes: 30,
+        now: clock,
+      });
+      expect(again.id).toBe(session_id);
+    });
+
+    await service.dispatch(session_id);
+    await service.dispatch(session_id); // a second dispatch sends nothing
+    const running = await until(async () => {
+      const s = await session(session_id);
+      return s.status === 'running' && s;
+    }, 'ack');
+    expect(running.started_at?.getTime()).toBe(clock.getTime());
+    expect(running.ends_at?.getTime()).toBe(clock.getTime() + price.minutes * 60_000);
+    expect((await orderRow(database.db, order.id)).status).toBe('started');
+    expect((await deviceRow(database.db, 1)).status).toBe('running');
+
+    advance(price.minutes * 60_000 - 1000);
+    expect((await service.tick()).ended).toBe(0);
+    advance(1000);
+    expect((await service.tick()).ended).toBe(1);
+    expect((await session(session_id)).status).toBe('ended');
+    expect((await orderRow(database.db, order.id)).status).toBe('completed');
+    expect((await deviceRow(database.db, 1)).status).toBe('idle');
+    expect(await balance(member)).toBe(before - price.price_fen);
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
+  it('a second session on a busy device is refused with 409 DEVICE_BUSY', async () => {
+    const first = await payFromWallet(database.db, member, 3, clock);
+    const err = await payFromWallet(database.db, member, 3, clock).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect((err as HttpError).status).toBe(409);
+    expect((err as HttpError).code).toBe('DEVICE_BUSY');
+    await service.dispatch(first.session_id);
+    await until(async () => (await session(first.session_id)).status === 'running', 'ack');
+    advance(first.price.minutes * 60_000);
+    await service.tick();
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
+  it('a device that does not acknowledge: the session fails at the deadline and the order is fully refunded', async () => {
+    gateway.setMode('XH-CP-0003', 'silent');
+    const before = await balance(member);
+    const { order, session_id } = await payFromWallet(database.db, member, 4, clock);
+    await service.dispatch(session_id);
+    await new Promise((r) => setTimeout(r, 30));
+    await service.settle();
+    expect((await session(session_id)).status).toBe('starting');
+    advance(ACK_TIMEOUT_MS - 1);
+    expect((await service.tick()).failed).toBe(0);
+    advance(1);
+    expect((await service.tick()).failed).toBe(1);
+    const s = await session(session_id);
+    expect(s.status).toBe('failed');
+    expect(s.refund_fen).toBe(order.amount_fen);
+    const o = await orderRow(database.db, order.id);
+    expect(o.status).toBe('refunded');
+    expect(o.refunded_fen).toBe(order.amount_fen);
+    expect(await balance(member)).toBe(before);
+    expect((await service.tick()).failed).toBe(0);
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
+  it('a refusal fails the session and refunds in full', async () => {
+    gateway.setMode('XH-CP-0004', 'refuse');
+    const before = await balance(member);
+    const { order, session_id } = await payFromWallet(database.db, member, 5, clock);
+    await service.dispatch(session_id);
+    const s = await until(async () => {
+      const r = await session(session_id);
+      return r.status === 'failed' && r;
+    }, 'refusal');
+    expect(s.failure_reason).toContain('拒绝');
+    expect((await orderRow(database.db, order.id)).refunded_fen).toBe(order.amount_fen);
+    expect(await balance(member)).toBe(before);
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
+  it('stop early refunds the unused time pro rata (whole seconds, floor)', async () => {
+    const before = await balance(member);
+    const { order, session_id, price } = await payFromWallet(database.db, member, 6, clock);
+    await service.dispatch(session_id);
+    await until(async () => (await session(session_id)).status === 'running', 'ack');
+    advance(10 * 60_000 + 1500); // 10 min 1.5 s used
+    const stopped = await service.stop(session_id);
+    const unusedSeconds = price.minutes * 60 - 601;
+    const expected = Math.floor((price.price_fen * unusedSeconds) / (price.minutes * 60));
+    expect(stopped?.status).toBe('stopped');
+    expect(stopped?.refund_fen).toBe(expected);
+    expect(await balance(member)).toBe(before - price.price_fen + expected);
+    expect((await orderRow(database.db, order.id)).refunded_fen).toBe(expected);
+    expect(await service.stop(session_id)).toBeNull();
+    expect((await deviceRow(database.db, 6)).status).toBe('idle');
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
+  it('a start command never sent (crash between commit and dispatch) is sent by the scheduler', async () => {
+    const { session_id, price } = await payFromWallet(database.db, member, 2, clock);
+    const r = await service.tick();
+    expect(r.dispatched).toBe(1);
+    await until(async () => (await session(session_id)).status === 'running', 'ack');
+    advance(price.minutes * 60_000);
+    await service.tick();
+    expect((await session(session_id)).status).toBe('ended');
+  });
+
+  it('an acknowledgement after the deadline refund stops the device again', async () => {
+    gateway.setMode('XH-CP-0001', 'silent');
+    const { session_id } = await payFromWallet(database.db, member, 1, clock);
+    await service.dispatch(session_id);
+    advance(ACK_TIMEOUT_MS);
+    await service.tick();
+    expect((await session(session_id)).status).toBe('failed');
+    gateway.setMode('XH-CP-0001', 'normal');
+    await service.handle({ type: 'ack', serial: 'XH-CP-0001', command_id: `start-${session_id}`, at: clock });
+    expect((await session(session_id)).status).toBe('failed');
+    expect((await gateway.status('XH-CP-0001')).running).toBe(false);
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+});
+
+describe('scheduler robustness', () => {
+  it('a session whose refund the money service refuses is logged and skipped, not blocking the others', async () => {
+    gateway.setMode('XH-CP-0002', 'silent');
+    gateway.setMode('XH-MC-0002', 'silent');
+    // A broken row: a session on an order that was never paid (refundOrder refuses it).
+    const { device } = await priceFor(database.db, 2);
+    const [unpaid] = await database.db
+      .insert(orders)
+      .values({
+        order_no: `BROKEN${Date.now()}`,
+        kind: 'consume',
+        method: 'wallet',
+        status: 'pending',
+        member_id: member,
+        merchant_id: device.merchant_id,
+        venue_id: device.venue_id,
+        device_id: 2,
+        amount_fen: 100,
+        minutes: 30,
+      })
+      .returning();
+    const broken = await database.db.transaction((tx) =>
+      beginSession(tx, { order_id: unpaid!.id, device_id: 2, member_id: member, minutes: 30, now: clock }),
+    );
+    advance(1000);
+    const good = await payFromWallet(database.db, member, 6, clock);
+    advance(ACK_TIMEOUT_MS + 1000);
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const r = await service.tick();
+      expect(r.failed).toBe(1);
+      expect(errors).toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+    expect((await session(good.session_id)).status).toBe('failed');
+    expect((await session(broken.id)).status).toBe('starting');
+    // Clean up the broken row so later invariants hold.
+    await database.db.delete(device_sessions).where(eq(device_sessions.id, broken.id));
+    await database.db.delete(orders).where(eq(orders.id, unpaid!.id));
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+});
+
+describe('restart', () => {
+  it('a restart during a running session ends it exactly once, with two schedulers racing', async () => {
+    const { order, session_id, price } = await payFromWallet(database.db, member, 3, clock);
+    await service.dispatch(session_id);
+    await until(async () => (await session(session_id)).status === 'running', 'ack');
+    await stopService(); // the "crash": scheduler and gateway gone
+
+    advance(price.minutes * 60_000 + 5000);
+    const a = makeService();
+    const b = makeService();
+    const [ra, rb] = await Promise.all([a.svc.tick(), b.svc.tick()]);
+    expect(ra.ended + rb.ended).toBe(1);
+    const s = await session(session_id);
+    expect(s.status).toBe('ended');
+    expect(s.ended_at?.getTime()).toBe(clock.getTime());
+    expect((await orderRow(database.db, order.id)).status).toBe('completed');
+    expect((await a.svc.tick()).ended + (await b.svc.tick()).ended).toBe(0);
+    await assertLedgerInvariants(database.db, { settled: true });
+    ({ gw: gateway, svc: service } = a);
+    stopService = await service.start();
+  });
+});

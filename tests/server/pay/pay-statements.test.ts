@@ -1,0 +1,99 @@
+/**
+ * A wallet pay's shape (docs/performance.md, docs/decisions.md D20), on PGlite and, with TEST_DATABASE_URL, on
+ * PostgreSQL: one pay sends six statements from BEGIN to COMMIT, counted at the driver; pays of many members on one
+ * merchant at once (every one crediting the same platform, merchant and partner wallets) all succeed without a
+ * deadlock, and the ledger invariants hold. Counts only, nothing timed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asc } from 'drizzle-orm';
+import { openDatabase, statementCounter, type Database } from '../../../server/db/client';
+import { devices } from '../../../server/db/schema';
+import { payForDevice } from '../../../server/services/orders';
+import { assertLedgerInvariants } from '../money/invariants';
+import { createMember, fundMember, priceFor, seed } from '../device-sessions/devices-fixtures';
+import { createTestDb } from '../test-db';
+
+let database: Database;
+
+beforeAll(async () => {
+  // PGlite through openDatabase (the test template has no counter); PostgreSQL on a scratch database.
+  database = process.env.TEST_DATABASE_URL
+    ? await createTestDb()
+    : await openDatabase({ dataDir: 'memory://' });
+  await seed(database.db);
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+/** `n` new online devices beside the first demo device, each with the venue's first price. */
+async function freshDevices(n: number) {
+  const { db } = database;
+  const [d0] = await db.select().from(devices).orderBy(asc(devices.id)).limit(1);
+  const rows = await db
+    .insert(devices)
+    .values(
+      Array.from({ length: n }, (_, i) => ({
+        merchant_id: d0!.merchant_id,
+        venue_id: d0!.venue_id,
+        product_id: d0!.product_id,
+        name: `语句计数 ${i + 1}`,
+        serial: `STMT-${process.pid}-${Date.now()}-${i}`,
+        last_heartbeat_at: new Date(),
+      })),
+    )
+    .returning();
+  const { price } = await priceFor(db, rows[0]!.id);
+  return { rows, price };
+}
+
+describe('wallet pay', () => {
+  it('sends six statements from BEGIN to COMMIT', async () => {
+    const { db } = database;
+    const { rows, price } = await freshDevices(2);
+    const member = await createMember(db);
+    await fundMember(db, member, rows[0]!.merchant_id, price.price_fen * 2);
+    const deps = { db, now: () => new Date() };
+    const pay = (i: number) =>
+      payForDevice(
+        deps,
+        member,
+        { device_id: rows[i]!.id, venue_id: rows[i]!.venue_id, price_id: price.id, method: 'wallet' },
+        { idempotencyKey: `stmt-${i}` },
+      );
+    await pay(0); // the first pay may open wallets
+    const counter = statementCounter(db)!;
+    const before = counter.count;
+    const res = await pay(1);
+    expect(res.order.status).toBe('paid');
+    expect(res.session?.status).toBe('starting');
+    expect(counter.count - before).toBe(6);
+    await assertLedgerInvariants(db);
+  });
+
+  it('lets pays of many members on one merchant run at once: all paid, no deadlock, invariants hold', async () => {
+    const { db } = database;
+    const n = 24;
+    const { rows, price } = await freshDevices(n);
+    const payers: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const m = await createMember(db);
+      await fundMember(db, m, rows[0]!.merchant_id, price.price_fen);
+      payers.push(m);
+    }
+    const deps = { db, now: () => new Date() };
+    const results = await Promise.allSettled(
+      rows.map((d, i) =>
+        payForDevice(deps, payers[i]!, {
+          device_id: d.id,
+          venue_id: d.venue_id,
+          price_id: price.id,
+          method: 'wallet',
+        }),
+      ),
+    );
+    const failed = results.filter((r) => r.status === 'rejected');
+    expect(failed.map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    await assertLedgerInvariants(db);
+  });
+});
