@@ -7,7 +7,7 @@
 import { asc, count, eq, inArray, sql } from 'drizzle-orm';
 import { defaultPermissionRows } from '../src/domain/levels';
 import { hashPassword } from './auth/password';
-import type { Db } from './db/client';
+import type { Db, Tx } from './db/client';
 import {
   accounts,
   devices,
@@ -54,100 +54,116 @@ export async function seedDemo(db: Db): Promise<boolean> {
     await tx.execute(sql`select pg_advisory_xact_lock(727001)`);
     const [existing] = await tx.select({ n: count() }).from(accounts);
     if ((existing?.n ?? 0) > 0) return false;
-
-    const [admin] = await tx
-      .insert(accounts)
-      .values({ ...DEMO_ACCOUNTS[0], password_hash: passwordHash, phone: '13800000001' })
-      .returning();
-    const [merchant] = await tx
-      .insert(merchants)
-      .values({
-        name: '星河共享自助',
-        contact_name: '陈星河',
-        contact_phone: '13800000002',
-        fee_rate_bp: 600,
-      })
-      .returning();
-    const mid = merchant!.id;
-    const staff = await tx
-      .insert(accounts)
-      .values(
-        DEMO_ACCOUNTS.slice(1).map((a, i) => ({
-          ...a,
-          password_hash: passwordHash,
-          merchant_id: mid,
-          phone: `1380000000${i + 2}`,
-        })),
-      )
-      .returning();
-    const byName = new Map(staff.map((a) => [a.username, a]));
-    const owner = byName.get('merchant')!;
-    const partner = byName.get('partner')!;
-    await tx.update(merchants).set({ owner_account_id: owner.id }).where(eq(merchants.id, mid));
-
-    const [charger, chair] = await tx
-      .insert(products)
-      .values([
-        { name: '智能充电桩', category: 'charger', description: '电动自行车智能充电桩，扫码即充' },
-        { name: '共享按摩椅', category: 'massage', description: '商场共享按摩椅，扫码即用' },
-      ])
-      .returning();
-    const [v1, v2] = await tx
-      .insert(venues)
-      .values([
-        { merchant_id: mid, name: '星河广场店', address: '杭州市西湖区文三路 88 号星河广场 1 楼' },
-        { merchant_id: mid, name: '滨江社区店', address: '杭州市滨江区江南大道 1024 号滨江花园南门' },
-      ])
-      .returning();
-    const tiers = [
-      { name: '30 分钟', minutes: 30, price_fen: 200, sort: 1 },
-      { name: '60 分钟', minutes: 60, price_fen: 350, sort: 2 },
-      { name: '120 分钟', minutes: 120, price_fen: 600, sort: 3 },
-    ];
-    await tx
-      .insert(service_prices)
-      .values([v1!, v2!].flatMap((v) => tiers.map((t) => ({ ...t, venue_id: v.id }))));
-    await tx.insert(packages).values([
-      { merchant_id: mid, name: '充 50 送 5', pay_fen: 5000, bonus_fen: 500, sort: 1 },
-      { merchant_id: mid, name: '充 100 送 15', pay_fen: 10000, bonus_fen: 1500, sort: 2 },
-    ]);
-    // Ids 1..6 on a fresh database, in this order (the printed pay links and the e2e tests rely on it).
-    const demoDevices = [
-      { venue: v1!, product: charger!, name: '广场 1 号充电桩', serial: 'XH-CP-0001' },
-      { venue: v1!, product: charger!, name: '广场 2 号充电桩', serial: 'XH-CP-0002' },
-      { venue: v1!, product: chair!, name: '广场按摩椅 A', serial: 'XH-MC-0001' },
-      { venue: v2!, product: charger!, name: '社区 1 号充电桩', serial: 'XH-CP-0003' },
-      { venue: v2!, product: charger!, name: '社区 2 号充电桩', serial: 'XH-CP-0004' },
-      { venue: v2!, product: chair!, name: '社区按摩椅 B', serial: 'XH-MC-0002' },
-    ];
-    for (const d of demoDevices) {
-      await tx.insert(devices).values({
-        merchant_id: mid,
-        venue_id: d.venue.id,
-        product_id: d.product.id,
-        name: d.name,
-        serial: d.serial,
-      });
-    }
-    const [rule] = await tx
-      .insert(share_rules)
-      .values({ merchant_id: mid, venue_id: v1!.id, partner_account_id: partner.id, ratio_bp: 2000 })
-      .returning();
-    await tx.insert(share_rule_changes).values({
-      rule_id: rule!.id,
-      merchant_id: mid,
-      venue_id: v1!.id,
-      partner_account_id: partner.id,
-      action: 'create',
-      ratio_bp: 2000,
-    });
-    await tx.insert(wallets).values([
-      { kind: 'merchant', merchant_id: mid },
-      { kind: 'partner', merchant_id: mid, account_id: partner.id },
-    ]);
-    void admin;
+    const { mid, partnerId } = await seedDemoPeople(tx, passwordHash);
+    const firstVenue = await seedDemoCatalogue(tx, mid);
+    await seedDemoSharing(tx, mid, firstVenue.id, partnerId);
     return true;
   });
+}
+
+/** The four demo accounts, the demo merchant with its owner, in that order (the admin gets id 1). */
+async function seedDemoPeople(tx: Tx, passwordHash: string): Promise<{ mid: number; partnerId: number }> {
+  await tx
+    .insert(accounts)
+    .values({ ...DEMO_ACCOUNTS[0], password_hash: passwordHash, phone: '13800000001' });
+  const [merchant] = await tx
+    .insert(merchants)
+    .values({
+      name: '星河共享自助',
+      contact_name: '陈星河',
+      contact_phone: '13800000002',
+      fee_rate_bp: 600,
+    })
+    .returning();
+  const mid = merchant!.id;
+  const staff = await tx
+    .insert(accounts)
+    .values(
+      DEMO_ACCOUNTS.slice(1).map((a, i) => ({
+        ...a,
+        password_hash: passwordHash,
+        merchant_id: mid,
+        phone: `1380000000${i + 2}`,
+      })),
+    )
+    .returning();
+  const byName = new Map(staff.map((a) => [a.username, a]));
+  const owner = byName.get('merchant')!;
+  await tx.update(merchants).set({ owner_account_id: owner.id }).where(eq(merchants.id, mid));
+  return { mid, partnerId: byName.get('partner')!.id };
+}
+
+const DEMO_TIERS = [
+  { name: '30 分钟', minutes: 30, price_fen: 200, sort: 1 },
+  { name: '60 分钟', minutes: 60, price_fen: 350, sort: 2 },
+  { name: '120 分钟', minutes: 120, price_fen: 600, sort: 3 },
+];
+
+/**
+ * Two device models, two venues with their prices, two packages and six devices of the demo merchant; returns the
+ * first venue.
+ */
+async function seedDemoCatalogue(tx: Tx, mid: number): Promise<{ id: number }> {
+  const [charger, chair] = await tx
+    .insert(products)
+    .values([
+      { name: '智能充电桩', category: 'charger', description: '电动自行车智能充电桩，扫码即充' },
+      { name: '共享按摩椅', category: 'massage', description: '商场共享按摩椅，扫码即用' },
+    ])
+    .returning();
+  const [v1, v2] = await tx
+    .insert(venues)
+    .values([
+      { merchant_id: mid, name: '星河广场店', address: '杭州市西湖区文三路 88 号星河广场 1 楼' },
+      { merchant_id: mid, name: '滨江社区店', address: '杭州市滨江区江南大道 1024 号滨江花园南门' },
+    ])
+    .returning();
+  await tx
+    .insert(service_prices)
+    .values([v1!, v2!].flatMap((v) => DEMO_TIERS.map((t) => ({ ...t, venue_id: v.id }))));
+  await tx.insert(packages).values([
+    { merchant_id: mid, name: '充 50 送 5', pay_fen: 5000, bonus_fen: 500, sort: 1 },
+    { merchant_id: mid, name: '充 100 送 15', pay_fen: 10000, bonus_fen: 1500, sort: 2 },
+  ]);
+  // Ids 1..6 on a fresh database, in this order (the printed pay links and the e2e tests rely on it).
+  const demoDevices = [
+    { venue: v1!, product: charger!, name: '广场 1 号充电桩', serial: 'XH-CP-0001' },
+    { venue: v1!, product: charger!, name: '广场 2 号充电桩', serial: 'XH-CP-0002' },
+    { venue: v1!, product: chair!, name: '广场按摩椅 A', serial: 'XH-MC-0001' },
+    { venue: v2!, product: charger!, name: '社区 1 号充电桩', serial: 'XH-CP-0003' },
+    { venue: v2!, product: charger!, name: '社区 2 号充电桩', serial: 'XH-CP-0004' },
+    { venue: v2!, product: chair!, name: '社区按摩椅 B', serial: 'XH-MC-0002' },
+  ];
+  for (const d of demoDevices) {
+    await tx.insert(devices).values({
+      merchant_id: mid,
+      venue_id: d.venue.id,
+      product_id: d.product.id,
+      name: d.name,
+      serial: d.serial,
+    });
+  }
+  return v1!;
+}
+
+/** The partner's 20% share of venue 1 (with its history row), and the merchant's and partner's wallets. */
+async function seedDemoSharing(tx: Tx, mid: number, venueId: number, partnerId: number): Promise<void> {
+  const [rule] = await tx
+    .insert(share_rules)
+    .values({ merchant_id: mid, venue_id: venueId, partner_account_id: partnerId, ratio_bp: 2000 })
+    .returning();
+  await tx.insert(share_rule_changes).values({
+    rule_id: rule!.id,
+    merchant_id: mid,
+    venue_id: venueId,
+    partner_account_id: partnerId,
+    action: 'create',
+    ratio_bp: 2000,
+  });
+  await tx.insert(wallets).values([
+    { kind: 'merchant', merchant_id: mid },
+    { kind: 'partner', merchant_id: mid, account_id: partnerId },
+  ]);
 }
 
 export interface DemoInfo {

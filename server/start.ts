@@ -54,48 +54,17 @@ export async function startServer(
     poolSize: env.DATABASE_POOL_SIZE,
   });
   const stops: (() => Promise<void> | void)[] = [];
-  let server: ServerType | undefined;
+  const listener: Listener = { fetch: starting };
   const closeAll = async () => {
-    for (const stop of stops.reverse()) {
-      try {
-        await stop();
-      } catch (err) {
-        console.error('stop hook failed:', err);
-      }
-    }
-    stops.length = 0;
-    if (server) {
-      const s = server;
-      server = undefined;
-      await new Promise<void>((resolve) => {
-        s.close(() => resolve());
-        // Keep-alive connections would hold close() open; requests in flight have already been answered or will be cut.
-        (s as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-        setTimeout(
-          () => (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
-          2000,
-        ).unref();
-      });
-    }
+    await runStops(stops);
+    await closeServer(listener);
     await database.close();
   };
 
   try {
     // Listen first: the real port (PORT=0 picks one) is then known to the hooks (PUBLIC_URL, notify URLs). Until the
     // app is ready every request answers 503, which is what a load balancer's health check should see.
-    let appFetch: (req: Request, env: unknown) => Response | Promise<Response> = () =>
-      new Response(JSON.stringify({ code: 'STARTING', message: '服务正在启动，请稍后再试' }), {
-        status: 503,
-        headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' },
-      });
-    const port = await new Promise<number>((resolve, reject) => {
-      const s = serve(
-        { fetch: (req, bindings) => appFetch(req, bindings), port: env.PORT, hostname: env.HOST },
-        (info: AddressInfo) => resolve(info.port),
-      );
-      s.once('error', reject);
-      server = s;
-    });
+    const port = await listen(listener, env.PORT, env.HOST);
     const url = `http://localhost:${port}`;
     if (env.PORT === 0 && !(overrides.PUBLIC_URL ?? process.env.PUBLIC_URL)) {
       // A random port: the default public URL must name the port actually used.
@@ -116,18 +85,75 @@ export async function startServer(
       if (stop) stops.push(stop);
     }
     const app = createApp(deps);
-    appFetch = (req, bindings) => app.fetch(req, bindings);
-    if (!opts.quiet) {
-      const info =
-        env.SEED === 'demo' ? await demoInfo(deps.db, deps.env.PUBLIC_URL) : { accounts: [], devices: [] };
-      console.log(
-        formatBanner(info, url) +
-          `\nDatabase: ${database.kind}${database.kind === 'pglite' ? ` in ${env.DATA_DIR}` : ''}`,
-      );
-    }
+    listener.fetch = (req, bindings) => app.fetch(req, bindings);
+    if (!opts.quiet) await printBanner(deps, url, database);
     return { url, port, deps, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;
   }
+}
+
+type Fetch = (req: Request, env: unknown) => Response | Promise<Response>;
+
+/** The HTTP server and what answers its requests (the 503 of `starting` until the app is built). */
+interface Listener {
+  fetch: Fetch;
+  server?: ServerType | undefined;
+}
+
+const starting: Fetch = () =>
+  new Response(JSON.stringify({ code: 'STARTING', message: '服务正在启动，请稍后再试' }), {
+    status: 503,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' },
+  });
+
+/** Serves `listener.fetch` on the port (0 = any free one) and resolves with the port actually used. */
+function listen(listener: Listener, port: number, hostname: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const s = serve(
+      { fetch: (req, bindings) => listener.fetch(req, bindings), port, hostname },
+      (info: AddressInfo) => resolve(info.port),
+    );
+    s.once('error', reject);
+    listener.server = s;
+  });
+}
+
+/** Runs the start hooks' stop functions, last started first; a failing one is logged and the others still run. */
+async function runStops(stops: (() => Promise<void> | void)[]): Promise<void> {
+  for (const stop of stops.reverse()) {
+    try {
+      await stop();
+    } catch (err) {
+      console.error('stop hook failed:', err);
+    }
+  }
+  stops.length = 0;
+}
+
+/** Closes the HTTP server once (idle keep-alive connections at once, the others after 2 s). */
+async function closeServer(listener: Listener): Promise<void> {
+  const s = listener.server;
+  if (!s) return;
+  listener.server = undefined;
+  await new Promise<void>((resolve) => {
+    s.close(() => resolve());
+    // Keep-alive connections would hold close() open; requests in flight have already been answered or will be cut.
+    (s as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+    setTimeout(
+      () => (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
+      2000,
+    ).unref();
+  });
+}
+
+/** The start-up banner: the demo accounts and pay links (with the demo seed), and where the data lives. */
+async function printBanner(deps: AppDeps, url: string, database: { kind: string }): Promise<void> {
+  const { env } = deps;
+  const info = env.SEED === 'demo' ? await demoInfo(deps.db, env.PUBLIC_URL) : { accounts: [], devices: [] };
+  console.log(
+    formatBanner(info, url) +
+      `\nDatabase: ${database.kind}${database.kind === 'pglite' ? ` in ${env.DATA_DIR}` : ''}`,
+  );
 }

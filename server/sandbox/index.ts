@@ -66,11 +66,8 @@ export interface WechatSandbox extends WechatSandboxHandle {
 
 /** Builds the sandboxes on the given DB (credentials are loaded or generated there). */
 export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<WechatSandbox> {
-  const lazy = (v: string | (() => string)) => (typeof v === 'function' ? v : () => v);
   const publicUrlOf = lazy(opts.publicUrl);
   const publicUrl = () => publicUrlOf().replace(/\/+$/, '');
-  const notifyUrl = lazy(opts.notifyUrl);
-  const refundNotifyUrl = opts.refundNotifyUrl === undefined ? undefined : lazy(opts.refundNotifyUrl);
   const keys = opts.keys ?? (await loadSandboxKeys(opts.db));
   const now = opts.now ?? Date.now;
   const fetch: FetchLike = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -100,42 +97,74 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
     routes,
     keys,
     payService,
-    oauthConfig: {
-      appid: keys.appid,
-      secret: keys.secret,
-      // Getters: the clients read these on every call.
-      get authorizeBase() {
-        return `${publicUrl()}${OAUTH_SANDBOX_PATH}`;
-      },
-      get apiBase() {
-        return `${publicUrl()}${OAUTH_SANDBOX_PATH}`;
-      },
-      fetch,
-      sandbox: true,
+    oauthConfig: oauthConfigOf(keys, publicUrl, fetch),
+    payConfig: payConfigOf(opts, keys, publicUrl, fetch, now),
+    ...testHandle(ctx, payService, sender),
+    start: () => sender.start(),
+    stop: () => sender.stop(),
+  };
+}
+
+const lazy = (v: string | (() => string)) => (typeof v === 'function' ? v : () => v);
+
+/** The production OAuth client's configuration pointed at the sandbox (getters: read on every call). */
+function oauthConfigOf(keys: SandboxKeys, publicUrl: () => string, fetch: FetchLike): WechatOAuthConfig {
+  return {
+    appid: keys.appid,
+    secret: keys.secret,
+    get authorizeBase() {
+      return `${publicUrl()}${OAUTH_SANDBOX_PATH}`;
     },
-    payConfig: {
-      appid: keys.appid,
-      mchid: keys.mchid,
-      merchantSerialNo: keys.merchantSerialNo,
-      merchantPrivateKey: keys.merchantPrivateKey,
-      apiV3Key: keys.apiV3Key,
-      platformPublicKeys: { [keys.platformSerial]: keys.platformPublicKey },
-      get apiBase() {
-        return `${publicUrl()}${PAY_SANDBOX_PATH}`;
-      },
-      get notifyUrl() {
-        return notifyUrl();
-      },
-      ...(refundNotifyUrl
-        ? {
-            get refundNotifyUrl() {
-              return refundNotifyUrl();
-            },
-          }
-        : {}),
-      fetch,
-      now,
+    get apiBase() {
+      return `${publicUrl()}${OAUTH_SANDBOX_PATH}`;
     },
+    fetch,
+    sandbox: true,
+  };
+}
+
+/** The production Pay client's configuration pointed at the sandbox (getters: read on every call). */
+function payConfigOf(
+  opts: WechatSandboxOptions,
+  keys: SandboxKeys,
+  publicUrl: () => string,
+  fetch: FetchLike,
+  now: () => number,
+): WechatPayConfig {
+  const notifyUrl = lazy(opts.notifyUrl);
+  const refundNotifyUrl = opts.refundNotifyUrl === undefined ? undefined : lazy(opts.refundNotifyUrl);
+  return {
+    appid: keys.appid,
+    mchid: keys.mchid,
+    merchantSerialNo: keys.merchantSerialNo,
+    merchantPrivateKey: keys.merchantPrivateKey,
+    apiV3Key: keys.apiV3Key,
+    platformPublicKeys: { [keys.platformSerial]: keys.platformPublicKey },
+    get apiBase() {
+      return `${publicUrl()}${PAY_SANDBOX_PATH}`;
+    },
+    get notifyUrl() {
+      return notifyUrl();
+    },
+    ...(refundNotifyUrl
+      ? {
+          get refundNotifyUrl() {
+            return refundNotifyUrl();
+          },
+        }
+      : {}),
+    fetch,
+    now,
+  };
+}
+
+/** What the app and the tests ask of the sandbox itself: the cashier, confirming, refund outcomes, notifications. */
+function testHandle(
+  ctx: SandboxContext,
+  payService: SandboxPayService,
+  sender: NotificationSender,
+): Omit<WechatSandboxHandle, 'stop'> {
+  return {
     cashierUrl(params: JsapiPayParams, returnPath: string): string {
       // Relative: the cashier is served by this same origin, whatever host the phone used.
       const q = new URLSearchParams({ ...params, return: returnPath });
@@ -156,8 +185,6 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
       return sender.sign(JSON.stringify(env), o.signature ?? 'valid', o.timestampOffsetS ?? 0);
     },
     signBody: (body, o = {}) => sender.sign(body, o.signature ?? 'valid', o.timestampOffsetS ?? 0),
-    start: () => sender.start(),
-    stop: () => sender.stop(),
   };
 }
 

@@ -9,7 +9,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { StaffSession } from '../../../src/domain/device-control.schema';
 import type { AppDeps, StaffAuth } from '../../context';
-import type { Db } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { device_sessions, devices, merchants, orders, service_prices } from '../../db/schema';
 import { HttpError, notFound } from '../../lib/errors';
 import { assertOwnMerchant } from '../../auth/staff.middleware';
@@ -85,6 +85,10 @@ function assertSameStart(first: Order, deviceId: number, input: StartInput): voi
   }
 }
 
+type Device = Awaited<ReturnType<typeof ownDevice>>;
+type Price = typeof service_prices.$inferSelect;
+type Started = { order: Order; session_id: number } | { replayOf: Order };
+
 export async function remoteStart(
   deps: Deps,
   staff: StaffAuth,
@@ -100,10 +104,25 @@ export async function remoteStart(
     assertSameStart(seen, deviceId, input);
     return answerFor(deps, seen);
   }
+  const price = await startablePrice(db, device, input.price_id);
+  const started = await commitStart(deps, staff, device, price, input, key);
+  if ('replayOf' in started) {
+    assertSameStart(started.replayOf, deviceId, input);
+    return answerFor(deps, started.replayOf);
+  }
+  const sessionId = started.session_id;
+  await devicesService.dispatch(sessionId).catch((err: unknown) => {
+    console.error(`dispatch of session ${sessionId} failed (the scheduler will retry):`, err);
+  });
+  return answerFor(deps, started.order);
+}
+
+/** The active price of the device's venue the staff chose (else 400), once the merchant is still active (else 409). */
+async function startablePrice(db: Db, device: Device, priceId: number): Promise<Price> {
   const [price] = await db
     .select()
     .from(service_prices)
-    .where(and(eq(service_prices.id, input.price_id), eq(service_prices.venue_id, device.venue_id)));
+    .where(and(eq(service_prices.id, priceId), eq(service_prices.venue_id, device.venue_id)));
   if (!price || !price.active) {
     throw new HttpError(400, 'PRICE_NOT_FOUND', '所选价格不存在或不属于该设备所在场地，请重新选择', {
       price_id: '价格不存在或不属于该设备所在场地',
@@ -114,10 +133,23 @@ export async function remoteStart(
     .from(merchants)
     .where(eq(merchants.id, device.merchant_id));
   if (merchant?.status !== 'active') throw new HttpError(409, 'MERCHANT_DISABLED', '该商户已停止营业');
+  return price;
+}
 
-  let started: { order: Order; session_id: number } | { replayOf: Order };
+/**
+ * The start's one transaction (order, cash booking, `starting` session, audit row), or the order a twin request with
+ * the same key committed first.
+ */
+async function commitStart(
+  deps: Deps,
+  staff: StaffAuth,
+  device: Device,
+  price: Price,
+  input: StartInput,
+  key: string,
+): Promise<Started> {
   try {
-    started = await db.transaction(async (tx) => {
+    return await deps.db.transaction(async (tx): Promise<Started> => {
       // One start at a time per device: the device row is locked, then the key checked again (a twin request may
       // have committed while this one waited).
       await tx.select({ id: devices.id }).from(devices).where(eq(devices.id, device.id)).for('update');
@@ -126,64 +158,68 @@ export async function remoteStart(
       const now = deps.now();
       const available = await checkDeviceAvailable(tx, device.id, now);
       if (available !== 'ok') throw deviceUnavailable(available);
-      const cash = input.mode === 'cash';
-      const [order] = await tx
-        .insert(orders)
-        .values({
-          order_no: newOrderNo('consume', now),
-          kind: cash ? 'consume' : 'service',
-          method: cash ? 'cash' : 'free',
-          status: cash ? 'pending' : 'paid',
-          merchant_id: device.merchant_id,
-          venue_id: device.venue_id,
-          device_id: device.id,
-          price_id: price.id,
-          operator_account_id: staff.account_id,
-          amount_fen: cash ? price.price_fen : 0,
-          minutes: price.minutes,
-          note: input.reason ?? null,
-          idempotency_key: key,
-          paid_at: cash ? null : now,
-          created_at: now,
-        })
-        .returning();
-      if (!order) throw new Error('order not inserted');
-      if (cash) await settleCashConsume(tx, order, now);
-      const session = await beginSession(tx, {
-        order_id: order.id,
-        device_id: device.id,
-        member_id: null,
-        minutes: price.minutes,
-        now,
-      });
-      await writeAudit(tx, staff, {
-        action: cash ? 'devices.remote_start_cash' : 'devices.remote_start_service',
-        entity: 'devices',
-        entity_id: device.id,
-        merchant_id: device.merchant_id,
-        after: { order_no: order.order_no, price_id: price.id, minutes: price.minutes },
-        extra: {
-          mode: input.mode,
-          amount_fen: order.amount_fen,
-          ...(input.reason ? { reason: input.reason } : {}),
-        },
-      });
-      return { order, session_id: session.id };
+      return bookStart(tx, staff, device, price, input, key, now);
     });
   } catch (err) {
-    const first = await byKey(db, staff.account_id, key);
+    const first = await byKey(deps.db, staff.account_id, key);
     if (!first) throw isUniqueViolation(err) ? deviceUnavailable('busy') : err;
-    started = { replayOf: first };
+    return { replayOf: first };
   }
-  if ('replayOf' in started) {
-    assertSameStart(started.replayOf, deviceId, input);
-    return answerFor(deps, started.replayOf);
-  }
-  const sessionId = started.session_id;
-  await devicesService.dispatch(sessionId).catch((err: unknown) => {
-    console.error(`dispatch of session ${sessionId} failed (the scheduler will retry):`, err);
+}
+
+/** Inside the start's transaction: the cash or service order, its booking, the `starting` session and the audit row. */
+async function bookStart(
+  tx: Tx,
+  staff: StaffAuth,
+  device: Device,
+  price: Price,
+  input: StartInput,
+  key: string,
+  now: Date,
+): Promise<{ order: Order; session_id: number }> {
+  const cash = input.mode === 'cash';
+  const [order] = await tx
+    .insert(orders)
+    .values({
+      order_no: newOrderNo('consume', now),
+      kind: cash ? 'consume' : 'service',
+      method: cash ? 'cash' : 'free',
+      status: cash ? 'pending' : 'paid',
+      merchant_id: device.merchant_id,
+      venue_id: device.venue_id,
+      device_id: device.id,
+      price_id: price.id,
+      operator_account_id: staff.account_id,
+      amount_fen: cash ? price.price_fen : 0,
+      minutes: price.minutes,
+      note: input.reason ?? null,
+      idempotency_key: key,
+      paid_at: cash ? null : now,
+      created_at: now,
+    })
+    .returning();
+  if (!order) throw new Error('order not inserted');
+  if (cash) await settleCashConsume(tx, order, now);
+  const session = await beginSession(tx, {
+    order_id: order.id,
+    device_id: device.id,
+    member_id: null,
+    minutes: price.minutes,
+    now,
   });
-  return answerFor(deps, started.order);
+  await writeAudit(tx, staff, {
+    action: cash ? 'devices.remote_start_cash' : 'devices.remote_start_service',
+    entity: 'devices',
+    entity_id: device.id,
+    merchant_id: device.merchant_id,
+    after: { order_no: order.order_no, price_id: price.id, minutes: price.minutes },
+    extra: {
+      mode: input.mode,
+      amount_fen: order.amount_fen,
+      ...(input.reason ? { reason: input.reason } : {}),
+    },
+  });
+  return { order, session_id: session.id };
 }
 
 /**

@@ -162,64 +162,14 @@ export async function cashRecharge(
   const seen = await byKey(db, staff.account_id, key);
   if (seen) return replay(db, seen, input);
   const member = await memberAt(db, input.member_code, input.merchant_id);
-  let amount = input.amount_fen ?? 0;
-  let bonus = 0;
-  if (input.package_id !== undefined) {
-    const [pkg] = await db
-      .select()
-      .from(packages)
-      .where(
-        and(
-          eq(packages.id, input.package_id),
-          eq(packages.merchant_id, input.merchant_id),
-          eq(packages.active, true),
-        ),
-      );
-    if (!pkg) {
-      throw new HttpError(400, 'PACKAGE_NOT_FOUND', '充值套餐不存在或已下架，请重新选择', {
-        package_id: '充值套餐不存在或已下架',
-      });
-    }
-    amount = pkg.pay_fen;
-    bonus = pkg.bonus_fen;
-  }
+  const { amount, bonus } = await rechargeAmounts(db, input);
   let result: { id: number } | { replayOf: Order };
   try {
     result = await db.transaction(async (tx) => {
       await memberWallet(tx, member.id, input.merchant_id, { lock: true });
       const twin = await byKey(tx, staff.account_id, key);
       if (twin) return { replayOf: twin };
-      const now = deps.now();
-      const [order] = await tx
-        .insert(orders)
-        .values({
-          order_no: newOrderNo('recharge', now),
-          kind: 'recharge',
-          method: 'cash',
-          status: 'paid',
-          member_id: member.id,
-          merchant_id: input.merchant_id,
-          package_id: input.package_id ?? null,
-          operator_account_id: staff.account_id,
-          amount_fen: amount,
-          bonus_fen: bonus,
-          note: input.note,
-          idempotency_key: key,
-          paid_at: now,
-          created_at: now,
-        })
-        .returning();
-      if (!order) throw new Error('order not inserted');
-      await bookCashRecharge(tx, order);
-      await writeAudit(tx, staff, {
-        action: 'cash_recharge.create',
-        entity: 'orders',
-        entity_id: order.order_no,
-        merchant_id: input.merchant_id,
-        after: { member_id: member.id, amount_fen: amount, bonus_fen: bonus, package_id: order.package_id },
-        extra: { note: input.note },
-      });
-      return { id: order.id };
+      return bookRecharge(tx, staff, member.id, input, key, { amount, bonus, now: deps.now() });
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
@@ -233,6 +183,68 @@ export async function cashRecharge(
     member: await memberAt(db, member.code, input.merchant_id),
     replayed: false,
   };
+}
+
+/** What a recharge credits: the active package's pay and bonus (else 400), or the free amount with no bonus. */
+async function rechargeAmounts(db: Db, input: CashRechargeInput): Promise<{ amount: number; bonus: number }> {
+  if (input.package_id === undefined) return { amount: input.amount_fen ?? 0, bonus: 0 };
+  const [pkg] = await db
+    .select()
+    .from(packages)
+    .where(
+      and(
+        eq(packages.id, input.package_id),
+        eq(packages.merchant_id, input.merchant_id),
+        eq(packages.active, true),
+      ),
+    );
+  if (!pkg) {
+    throw new HttpError(400, 'PACKAGE_NOT_FOUND', '充值套餐不存在或已下架，请重新选择', {
+      package_id: '充值套餐不存在或已下架',
+    });
+  }
+  return { amount: pkg.pay_fen, bonus: pkg.bonus_fen };
+}
+
+/** Inside the recharge's transaction: the paid cash order, its booking through the ledger and the audit row. */
+async function bookRecharge(
+  tx: Tx,
+  staff: StaffAuth,
+  memberId: number,
+  input: CashRechargeInput,
+  key: string,
+  { amount, bonus, now }: { amount: number; bonus: number; now: Date },
+): Promise<{ id: number }> {
+  const [order] = await tx
+    .insert(orders)
+    .values({
+      order_no: newOrderNo('recharge', now),
+      kind: 'recharge',
+      method: 'cash',
+      status: 'paid',
+      member_id: memberId,
+      merchant_id: input.merchant_id,
+      package_id: input.package_id ?? null,
+      operator_account_id: staff.account_id,
+      amount_fen: amount,
+      bonus_fen: bonus,
+      note: input.note,
+      idempotency_key: key,
+      paid_at: now,
+      created_at: now,
+    })
+    .returning();
+  if (!order) throw new Error('order not inserted');
+  await bookCashRecharge(tx, order);
+  await writeAudit(tx, staff, {
+    action: 'cash_recharge.create',
+    entity: 'orders',
+    entity_id: order.order_no,
+    merchant_id: input.merchant_id,
+    after: { member_id: memberId, amount_fen: amount, bonus_fen: bonus, package_id: order.package_id },
+    extra: { note: input.note },
+  });
+  return { id: order.id };
 }
 
 /** The employee's own cash recharges of the local day (`TZ`), newest first. */
