@@ -52,7 +52,52 @@ export async function payForDevice(
       return replay(deps, first, returnPath);
     }
   }
+  const { device, price } = await payableDevice(deps, req);
+  // WeChat Pay: the order waits for the payment; nothing moves until WeChat says it is paid.
+  const wechat = requireWechat(deps);
+  const [member] = await db.select({ openid: members.openid }).from(members).where(eq(members.id, memberId));
+  if (!member) throw new HttpError(401, 'WECHAT_AUTH_REQUIRED', '需要微信授权');
+  const order = await insertPending(
+    deps,
+    {
+      order_no: newOrderNo('consume', deps.now()),
+      kind: 'consume' as const,
+      method: req.method,
+      status: 'pending' as const,
+      member_id: memberId,
+      merchant_id: device.merchant_id,
+      venue_id: device.venue_id,
+      device_id: device.id,
+      price_id: price.id,
+      amount_fen: price.price_fen,
+      minutes: price.minutes,
+      idempotency_key: key ?? null,
+      created_at: deps.now(),
+    },
+    memberId,
+    key,
+  );
+  if ('replayOf' in order) {
+    sameRequest(order.replayOf, expect);
+    return replay(deps, order.replayOf, returnPath);
+  }
+  const jsapi = await prepay(
+    deps,
+    wechat,
+    order.order,
+    member.openid,
+    `${device.name} ${price.name}`,
+    returnPath,
+  );
+  return { order: orderSummary(order.order), jsapi };
+}
 
+/**
+ * The device and price a WeChat pay is for, checked: the device exists (404) at the venue scanned (400), the price is
+ * an active one of that venue (400), the merchant still trades (409) and the device is free (409).
+ */
+async function payableDevice(deps: PaymentDeps, req: PayRequest) {
+  const { db } = deps;
   const [device] = await db
     .select({
       id: devices.id,
@@ -85,41 +130,7 @@ export async function payForDevice(
   if (merchant?.status !== 'active') throw new HttpError(409, 'MERCHANT_DISABLED', '该商户已停止营业');
   const available = await checkDeviceAvailable(db as unknown as Tx, device.id, deps.now());
   if (available !== 'ok') throw deviceRefusal(available);
-
-  const values = {
-    order_no: newOrderNo('consume', deps.now()),
-    kind: 'consume' as const,
-    method: req.method,
-    status: 'pending' as const,
-    member_id: memberId,
-    merchant_id: device.merchant_id,
-    venue_id: device.venue_id,
-    device_id: device.id,
-    price_id: price.id,
-    amount_fen: price.price_fen,
-    minutes: price.minutes,
-    idempotency_key: key ?? null,
-    created_at: deps.now(),
-  };
-
-  // WeChat Pay: the order waits for the payment; nothing moves until WeChat says it is paid.
-  const wechat = requireWechat(deps);
-  const [member] = await db.select({ openid: members.openid }).from(members).where(eq(members.id, memberId));
-  if (!member) throw new HttpError(401, 'WECHAT_AUTH_REQUIRED', '需要微信授权');
-  const order = await insertPending(deps, values, memberId, key);
-  if ('replayOf' in order) {
-    sameRequest(order.replayOf, expect);
-    return replay(deps, order.replayOf, returnPath);
-  }
-  const jsapi = await prepay(
-    deps,
-    wechat,
-    order.order,
-    member.openid,
-    `${device.name} ${price.name}`,
-    returnPath,
-  );
-  return { order: orderSummary(order.order), jsapi };
+  return { device, price };
 }
 
 export async function insertPending(
