@@ -5,8 +5,13 @@
  * after each run. PostgreSQL only (the embedded database belongs to one process). `BENCH_ONLY=instances`.
  */
 import { openDatabase } from '../../server/db/client';
-import { ledgerViolations } from '../../tests/server/invariants';
-import { payFixtures, startInstance, walletPay, type Instance } from '../../tests/server/instances-harness';
+import { ledgerViolations } from '../../tests/server/money/invariants';
+import {
+  payFixtures,
+  startInstance,
+  walletPay,
+  type Instance,
+} from '../../tests/server/app/instances-harness';
 import { round, runLoad, withScratchDatabase } from '../lib';
 import type { BenchContext, BenchRow } from '../types';
 

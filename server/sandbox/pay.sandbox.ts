@@ -21,13 +21,7 @@ import {
 import type { JsapiPayParams, Refund, SandboxNotifyOptions, Transaction } from '../wechat/types';
 import { type SandboxContext } from './context';
 import type { TxRow } from './pay-wire.sandbox';
-import {
-  MAX_SKEW_S,
-  STATE_DESC,
-  SandboxPayError,
-  randomDigits,
-  transactionJson,
-} from './pay-wire.sandbox';
+import { MAX_SKEW_S, STATE_DESC, SandboxPayError, randomDigits, transactionJson } from './pay-wire.sandbox';
 import { createRefund, refundByNo, setRefundOutcome } from './pay-refund.sandbox';
 import { prepayParams } from './pay-prepay.sandbox';
 

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { members } from '../../server/db/schema';
 import { ROUTES } from '../../src/domain/routes';
 import MembersScreen from '../../src/screens/merchant/members';
-import { addOtherMerchant, type OtherMerchant } from '../server/catalogue-fixtures';
-import { createMember, fundMember } from '../server/devices-fixtures';
+import { addOtherMerchant, type OtherMerchant } from '../server/venues/catalogue-fixtures';
+import { createMember, fundMember } from '../server/device-sessions/devices-fixtures';
 import { bonusCredit } from '../server/withdrawals/wallet-fixtures';
 import { startStaffHarness, type StaffHarness } from './staff-harness';
 

@@ -13,8 +13,8 @@ import type { LoginResponse } from '../../src/domain/api';
 import { ROUTES } from '../../src/domain/routes';
 import { configureHttp, resetHttp } from '../../src/http/client';
 import DeviceChargingScreen from '../../src/screens/employee/device-charging';
-import { demoDevices } from '../server/money-harness';
-import { payByWechat, refundsOf } from '../server/refund-helpers';
+import { demoDevices } from '../server/money/money-harness';
+import { payByWechat, refundsOf } from '../server/refunds/refund-helpers';
 import { createTestApp, ONLINE_WORLD, postJson, type TestApp } from '../server/test-app';
 
 let t: TestApp<typeof ONLINE_WORLD>;

@@ -10,12 +10,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../server/db/client';
-import { devices, members, orders, service_prices } from '../../server/db/schema';
-import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
-import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
+import type { Db } from '../../../server/db/client';
+import { devices, members, orders, service_prices } from '../../../server/db/schema';
+import { createMemberSession, MEMBER_COOKIE } from '../../../server/member/member-sessions';
+import { newOrderNo, settleWechatPayment } from '../../../server/services/orders';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export interface Instance {
   name: string;

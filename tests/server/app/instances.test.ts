@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../server/db/client';
-import { assertLedgerInvariants } from './invariants';
+import { openDatabase, type Database } from '../../../server/db/client';
+import { assertLedgerInvariants } from '../money/invariants';
 import { payFixtures, startInstance, walletPay, type Instance, type PayFixtures } from './instances-harness';
 
 const adminUrl = process.env.TEST_DATABASE_URL;

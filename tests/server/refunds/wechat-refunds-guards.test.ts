@@ -9,18 +9,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { and, count, eq } from 'drizzle-orm';
-import { ledger_transactions } from '../../server/db/schema';
-import { refundOrder } from '../../server/services/orders';
-import { createRefundWorker } from '../../server/services/orders/refund-worker';
-import { REFUND_SPACING_MS } from '../../server/services/orders/refund-spacing';
-import { retryWechatRefund } from '../../server/services/orders/refund-outbox';
-import { aesGcmEncrypt, nonceStr } from '../../server/wechat/crypto';
-import type { Refund, RefundInput } from '../../server/wechat/types';
-import type { RefundRetryResult } from '../../src/domain/refunds.schema';
-import { assertLedgerInvariants } from './invariants';
-import { demoDevices } from './money-harness';
+import { ledger_transactions } from '../../../server/db/schema';
+import { refundOrder } from '../../../server/services/orders';
+import { createRefundWorker } from '../../../server/services/orders/refund-worker';
+import { REFUND_SPACING_MS } from '../../../server/services/orders/refund-spacing';
+import { retryWechatRefund } from '../../../server/services/orders/refund-outbox';
+import { aesGcmEncrypt, nonceStr } from '../../../server/wechat/crypto';
+import type { Refund, RefundInput } from '../../../server/wechat/types';
+import type { RefundRetryResult } from '../../../src/domain/refunds.schema';
+import { assertLedgerInvariants } from '../money/invariants';
+import { demoDevices } from '../money/money-harness';
 import { type PaidDevice, orderRow, payByWechat, refundsOf, sandboxRefundsOf } from './refund-helpers';
-import { createTestApp, ONLINE_WORLD, type TestApp } from './test-app';
+import { createTestApp, ONLINE_WORLD, type TestApp } from '../test-app';
 
 let w: TestApp<typeof ONLINE_WORLD>;
 let ds: PaidDevice[];
