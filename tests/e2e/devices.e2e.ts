@@ -2,13 +2,36 @@
  * `/merchant/devices` in Chromium at 390x844 against the real server: the merchant adds a batch of three devices,
  * opens their label sheet and its print view (print media), whose first QR code, rasterised by the browser, decodes
  * to that device's pay link; moves a device (the label warning, then the new code) and opens the old label's link,
- * which says the device moved.
+ * which says the device moved. Then one device's code is downloaded as PNG and as SVG (both decode to its pay link)
+ * and the labels of a whole venue are printed.
  */
 import jsQR from 'jsqr';
-import type { Browser } from 'playwright-core';
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, loginAs, newPhonePage, screenshot, startApp, type RunningApp } from './harness';
 import { addDeviceBatch, screenshotPrintView } from './steps';
+
+/** Draws an image file (base64) in the browser at 400 px and reads its QR code back. */
+async function decodeImage(page: Page, base64: string, mime: string): Promise<string | undefined> {
+  const image = await page.evaluate(
+    async ({ base64, mime }) => {
+      const size = 400;
+      const img = new Image();
+      img.src = `data:${mime};base64,${base64}`;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = size;
+      canvas.height = size;
+      const ctx = canvas.getContext('2d')!;
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(img, 0, 0, size, size);
+      return { size, data: Array.from(ctx.getImageData(0, 0, size, size).data) };
+    },
+    { base64, mime },
+  );
+  return jsQR(new Uint8ClampedArray(image.data), image.size, image.size)?.data;
+}
 
 let app: RunningApp;
 let browser: Browser;
@@ -45,19 +68,8 @@ describe('devices and QR labels', () => {
       const first = sheet.getByTestId('device-label').first();
       const payUrl = await first.getAttribute('data-pay-url');
       expect(payUrl).toMatch(/\/user\/pay\?device_id=\d+&venue_id=1$/);
-      const image = await first.locator('svg').evaluate(async (svg) => {
-        const size = 400;
-        const img = new Image();
-        img.src = URL.createObjectURL(new Blob([svg.outerHTML], { type: 'image/svg+xml' }));
-        await img.decode();
-        const canvas = document.createElement('canvas');
-        canvas.width = size;
-        canvas.height = size;
-        const ctx = canvas.getContext('2d')!;
-        ctx.drawImage(img, 0, 0, size, size);
-        return { size, data: Array.from(ctx.getImageData(0, 0, size, size).data) };
-      });
-      expect(jsQR(new Uint8ClampedArray(image.data), image.size, image.size)?.data).toBe(payUrl);
+      const svg = await first.locator('svg').evaluate((el) => el.outerHTML);
+      expect(await decodeImage(page, Buffer.from(svg).toString('base64'), 'image/svg+xml')).toBe(payUrl);
       await sheet.getByRole('button', { name: '返回' }).click();
 
       // Move the first demo device: warned about the label, then shown the new code.
@@ -70,11 +82,56 @@ describe('devices and QR labels', () => {
       await page.getByText(/二维码已更新/).waitFor();
       expect(await page.getByTestId('pay-url').textContent()).toMatch(/device_id=1&venue_id=2$/);
       await screenshot(page, 'devices-moved-qr');
+
       expect(logs.filter((l) => l.type === 'pageerror')).toEqual([]);
 
       await page.goto(oldLink);
       await page.getByText(/设备已移至其他场地/).waitFor();
       await screenshot(page, 'devices-old-label');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("downloads one device's code as PNG and SVG, and prints the labels of a whole venue", async () => {
+    const { page, context, console: logs } = await newPhonePage(browser);
+    try {
+      await loginAs(page, app.url, 'merchant');
+      await page.goto(`${app.url}/merchant/devices`);
+      const rows = page.getByTestId('device-row');
+      const row = rows.filter({ hasText: '社区按摩椅 B' });
+      await row.getByRole('button', { name: '二维码' }).click();
+      const link = await page.getByTestId('pay-url').textContent();
+      expect(link).toMatch(/\/user\/pay\?device_id=\d+&venue_id=2$/);
+      // Both files decode, drawn by the browser, to the device's pay link.
+      for (const kind of ['PNG', 'SVG'] as const) {
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: `下载 ${kind}` }).click(),
+        ]);
+        expect(download.suggestedFilename()).toMatch(new RegExp(`^[\\w-]+\\.${kind.toLowerCase()}$`));
+        const bytes = fs.readFileSync((await download.path())!);
+        if (kind === 'PNG') expect([...bytes.subarray(1, 4)]).toEqual([0x50, 0x4e, 0x47]);
+        else expect(bytes.toString('utf8')).toMatch(/^<svg /);
+        const mime = kind === 'PNG' ? 'image/png' : 'image/svg+xml';
+        expect(await decodeImage(page, bytes.toString('base64'), mime)).toBe(link);
+      }
+      await page.getByRole('button', { name: '关闭' }).click();
+
+      // A label sheet for a whole venue: one label for each device standing there now.
+      await page.getByLabel('场地', { exact: true }).selectOption({ label: '滨江社区店' });
+      await expect.poll(() => rows.filter({ hasText: '星河广场店' }).count()).toBe(0);
+      const atVenue = await rows.count();
+      expect(atVenue).toBeGreaterThanOrEqual(3);
+      await page.getByRole('button', { name: '打印本场地全部标签' }).click();
+      const sheet = page.getByTestId('label-sheet');
+      await expect.poll(() => sheet.locator('[data-testid=device-label] svg').count()).toBe(atVenue);
+      const urls = await sheet
+        .getByTestId('device-label')
+        .evaluateAll((els) => els.map((e) => e.dataset.payUrl));
+      expect(urls.every((u) => u?.endsWith('&venue_id=2'))).toBe(true);
+      expect(urls).toContain(link);
+      expect(logs.filter((l) => l.type === 'pageerror')).toEqual([]);
     } finally {
       await context.close();
     }

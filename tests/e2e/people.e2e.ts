@@ -114,6 +114,13 @@ describe('people', () => {
 
       const { page } = staff;
       await loginAs(page, app.url, 'merchant');
+      // 首页's 用户反馈 tile counts the feedback waiting for a reply, this one included.
+      const tileCount = page.getByTestId('tile-count');
+      await tileCount.waitFor();
+      const waiting = Number(await tileCount.textContent());
+      expect(waiting).toBeGreaterThanOrEqual(1);
+      expect(await tileCount.getAttribute('aria-label')).toBe(`${waiting} 条待回复`);
+      await screenshot(page, 'people-feedback-tile');
       await page.goto(`${app.url}/merchant/feedback`);
       const row = page.getByTestId('feedback-row').filter({ hasText: text });
       await row.getByRole('button', { name: '回复', exact: true }).click();
@@ -127,6 +134,11 @@ describe('people', () => {
       await page.getByRole('tab', { name: '已回复' }).click();
       await page.getByTestId('feedback-row').filter({ hasText: text }).getByText(reply).waitFor();
       await screenshot(page, 'people-feedback-inbox');
+      await page.goto(`${app.url}/dashboard`);
+      if (waiting === 1) await page.getByRole('link', { name: /用户反馈/ }).waitFor();
+      await expect
+        .poll(async () => Number((await tileCount.count()) ? await tileCount.textContent() : 0))
+        .toBe(waiting - 1);
 
       await member.page.reload();
       await member.page

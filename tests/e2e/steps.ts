@@ -51,21 +51,38 @@ export async function addDeviceBatch(
   await page.getByText(`已添加 ${opts.count} 台，已选中，可打印标签`).waitFor();
 }
 
-/** Screenshots the page as printed on A4 (print media, 794x1123 at 96 dpi), then puts the phone back as it was. */
-export async function screenshotPrintView(page: Page, name: string) {
-  await page.emulateMedia({ media: 'print' });
-  await page.setViewportSize({ width: 794, height: 1123 });
-  // A phone context lays the page out again after the resize; a moment later the picture is of the new layout.
-  await page.waitForTimeout(600);
-  await screenshot(page, name);
-  await page.emulateMedia({ media: 'screen' });
-  await page.setViewportSize({ width: 390, height: 844 });
-  // A phone never changes width, but this emulated one just did: Chromium keeps the scale limits it worked out at
-  // 794 px, and the next focused <select> zooms the page in (the layout is unchanged; pointer clicks would land
-  // beside their targets). Put the page scale back to what a phone has.
+/**
+ * The page scale back to 1. A phone never changes width, but the emulated one does here: Chromium keeps the scale
+ * limits it worked out at the other width, and the next focused <select> zooms the page (pointer clicks would land
+ * beside their targets). Detaching the CDP session also drops the emulated media type, so callers set it after.
+ */
+async function resetPageScale(page: Page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.resetPageScaleFactor');
   await cdp.detach();
+}
+
+/**
+ * Screenshots the page as printed on A4 (print media, 794x1123 at 96 dpi), once the label sheet is laid out for
+ * paper (three 64 mm columns), then puts the phone back as it was.
+ */
+export async function screenshotPrintView(page: Page, name: string) {
+  await page.setViewportSize({ width: 794, height: 1123 });
+  await resetPageScale(page);
+  await page.emulateMedia({ media: 'print' });
+  await page.waitForFunction(() => {
+    const sheet = document.querySelector('.label-sheet');
+    return (
+      matchMedia('print').matches &&
+      innerWidth === 794 &&
+      !!sheet &&
+      getComputedStyle(sheet).gridTemplateColumns.split(' ').length === 3
+    );
+  });
+  await screenshot(page, name);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await resetPageScale(page);
+  await page.emulateMedia({ media: 'screen' });
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * 首页's today figures: money in (recharges) and revenue (consumption net of refunds) are two figures, never summed
  * (a 50 yuan recharge spent on a 2 yuan use and partly refunded is not 50.01 of anything); the merchant sees its
- * own, the admin all merchants, an employee only the orders they took.
+ * own, the admin all merchants (a second merchant's recharges added), an employee only the orders they took (their
+ * own cash, not a colleague's at another merchant).
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import type { PayResponse, StopResponse } from '../../../src/domain/api';
 import type { DashboardSummary } from '../../../src/domain/dashboard';
 import { members, orders } from '../../../server/db/schema';
 import { fundMember } from '../device-sessions/devices-fixtures';
+import { as, memberIdOf, otherMerchant, post, staffLogin } from '../employee/employee-fixtures';
 import {
   bearer,
   createTestApp,
@@ -77,5 +79,46 @@ describe('首页 today figures', () => {
     // The employee took none of these orders.
     const employee = await today('employee');
     expect(employee).toMatchObject({ recharge_fen: 0, revenue_fen: 0, orders: 0, recharges: 0 });
+  });
+
+  it('the admin adds every merchant up; an employee sees only the cash they took', async () => {
+    const before = {
+      admin: await today('admin'),
+      merchant: await today('merchant'),
+      employee: await today('employee'),
+    };
+    const other = await otherMerchant(t);
+    await signInMember(t, 'dash-member-2');
+    const member = await memberIdOf(t, 'dash-member-2');
+    // Merchant 2: a WeChat recharge of 30 yuan and 5 yuan cash taken by its employee.
+    await fundMember(t.deps.db, member.id, other.merchant_id, 3000);
+    const cash = (username: string, amount_fen: number, key: string) =>
+      staffLogin(t, username).then(
+        (tok) =>
+        t.json('/backend/employee/cash-recharge', as(tok, post({ member_code: member.code, amount_fen, note: '前台收现' }, key))), // prettier-ignore
+      );
+    expect((await cash('employee2', 500, 'dash-2')).status).toBe(201);
+    // Merchant 1: 20 yuan cash taken by the demo employee.
+    expect((await cash('employee', 2000, 'dash-1')).status).toBe(201);
+
+    const admin = await today('admin');
+    expect(admin.recharge_fen - before.admin.recharge_fen).toBe(3000 + 500 + 2000);
+    expect(admin.recharges - before.admin.recharges).toBe(3);
+    expect(admin.revenue_fen).toBe(before.admin.revenue_fen);
+    const merchant = await today('merchant');
+    expect(merchant.recharge_fen - before.merchant.recharge_fen).toBe(2000);
+    expect(merchant.recharges - before.merchant.recharges).toBe(1);
+    const employee = await today('employee');
+    expect(employee).toMatchObject({
+      recharge_fen: before.employee.recharge_fen + 2000,
+      recharges: before.employee.recharges + 1,
+      revenue_fen: 0,
+    });
+    expect(await today('employee2')).toMatchObject({
+      recharge_fen: 500,
+      recharges: 1,
+      revenue_fen: 0,
+      orders: 0,
+    });
   });
 });
