@@ -1,4 +1,5 @@
 import './styles/main.css';
+import { startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { navigate } from 'wouter/use-browser-location';
 import type { ActorOptions, AnyActorLogic } from 'xstate';
@@ -18,7 +19,11 @@ async function boot() {
     inspect,
   });
   const root = document.getElementById('root');
-  if (root) createRoot(root).render(<App actors={actors} />);
+  if (!root) return;
+  const reactRoot = createRoot(root);
+  // A transition: React renders the first screen in slices and yields between them, so the page (already painted
+  // from its HTML on /user/pay) answers input meanwhile instead of one long task (docs/performance.md).
+  startTransition(() => reactRoot.render(<App actors={actors} />));
 }
 
 void boot();
