@@ -13,6 +13,7 @@ import { randomHex } from '../wechat/crypto';
 import type { JsapiPayParams, SandboxNotifyOptions } from '../wechat/types';
 import { esc, isSafeReturnPath, page, withQuery, type SandboxContext } from './context';
 import { STATE_DESC, SandboxPayError, transactionJson } from './pay-wire.sandbox';
+import { applyAbnormalRefund } from './pay-abnormal-refund.sandbox';
 import { REFUND_OUTCOME_RE } from './pay-refund.sandbox';
 import type { SandboxPayService } from './pay.sandbox';
 
@@ -153,6 +154,18 @@ export function paySandboxRoutes(ctx: SandboxContext, service: SandboxPayService
   app.post(
     '/v3/refund/domestic/refunds',
     v3(async (c, mchid, body) => signed(c, 200, await service.refund(mchid, json(body)))),
+  );
+
+  app.post(
+    '/v3/refund/domestic/refunds/:id/apply-abnormal-refund',
+    v3(async (c, mchid, body) => {
+      const serial = c.req.header('Wechatpay-Serial');
+      return signed(
+        c,
+        200,
+        await applyAbnormalRefund(ctx, mchid, c.req.param('id') ?? '', json(body), serial),
+      );
+    }),
   );
 
   app.get(

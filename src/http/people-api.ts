@@ -16,6 +16,7 @@ import type {
   MemberWalletEntry,
   MerchantMember,
 } from '../domain/members.schema';
+import type { AbnormalRefundInput } from '../domain/abnormal-refund.schema';
 import type { RefundRetryResult } from '../domain/refunds.schema';
 import type {
   ShareRule,
@@ -56,8 +57,11 @@ export const membersApi = {
     http.get<Page<MemberOrder>>(`/merchant/members/${id}/orders${queryString(q)}`),
   sessions: (id: number, q: MemberHistoryQuery) =>
     http.get<Page<MemberSession>>(`/merchant/members/${id}/sessions${queryString(q)}`),
-  /** Sends a closed, abnormal or failed WeChat refund again (level 1/2). */
+  /** Sends a closed or failed WeChat refund again, or asks about a mismatched one once more (level 1/2). */
   retryRefund: (refundId: number) => http.post<RefundRetryResult>(`/merchant/refunds/${refundId}/retry`, {}),
+  /** Redirects a refund WeChat could not pay out: to the member's debit card or the merchant's account. */
+  redirectRefund: (refundId: number, body: AbnormalRefundInput) =>
+    http.post<RefundRetryResult>(`/merchant/refunds/${refundId}/abnormal`, body),
   /** `key` is the Idempotency-Key: the same key for a retry of the same credit. */
   bonus: (id: number, body: BonusCredit, key: string) =>
     http.post<BonusCreditResult>(`/merchant/members/${id}/bonus`, body, {

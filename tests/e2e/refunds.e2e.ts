@@ -104,6 +104,12 @@ describe('WeChat refunds', () => {
       // The confirmation (the member's page is a sheet too: the dialog's primary button).
       await staff.page.locator('button.btn-primary', { hasText: '重新退款' }).click();
       await staff.page.getByText('已重新提交退款').waitFor();
+      // WeChat's rule: requests of one order a minute apart. The retry waits (退款中); then a minute passes.
+      await staff.page.getByTestId('member-order-refund').first().getByText('退款中').waitFor();
+      await deps()
+        .db.update(wechat_refunds)
+        .set({ last_request_at: new Date(Date.now() - 61_000), next_attempt_at: new Date() })
+        .where(eq(wechat_refunds.status, 'pending'));
       await refundReaches(orderNo, 'succeeded');
       // Another tab and back: the orders list loads again.
       await staff.page.getByRole('tab', { name: '使用记录' }).click();

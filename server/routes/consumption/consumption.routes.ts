@@ -24,7 +24,13 @@ async function latestRefunds(db: Db, orderIds: number[]): Promise<Map<number, We
   return new Map(
     rows.map((f) => [
       f.order_id,
-      { id: f.id, status: f.status, amount_fen: f.amount_fen, created_at: f.created_at.toISOString() },
+      {
+        id: f.id,
+        status: f.status,
+        amount_fen: f.amount_fen,
+        abnormal_type: f.abnormal_type,
+        created_at: f.created_at.toISOString(),
+      },
     ]),
   );
 }

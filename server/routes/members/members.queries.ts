@@ -3,7 +3,7 @@
  * last visit and totals, and one member's wallet entries, orders and sessions at one merchant. Raw SQL because the
  * list is one aggregate query over pairs; PGlite and PostgreSQL run it alike.
  */
-import type { WechatRefundStatus } from '../../../src/domain/refunds.schema';
+import type { AbnormalRefundType, WechatRefundStatus } from '../../../src/domain/refunds.schema';
 import { sql, type SQL } from 'drizzle-orm';
 import type {
   MemberOrder,
@@ -154,7 +154,8 @@ export async function memberOrders(
     db,
     sql`select o.order_no, o.kind, o.method, o.status, o.amount_fen, o.bonus_fen, o.refunded_fen,
                d.name as device_name, o.created_at, f.id as refund_id, f.status as refund_status,
-               f.amount_fen as refund_fen, f.last_error as refund_error, f.created_at as refund_at`,
+               f.amount_fen as refund_fen, f.last_error as refund_error, f.created_at as refund_at,
+               f.abnormal_type as refund_abnormal_type`,
     sql`from orders o left join devices d on d.id = o.device_id
          left join lateral (select * from wechat_refunds f where f.order_id = o.id order by f.id desc limit 1) f
            on true
@@ -180,6 +181,7 @@ export async function memberOrders(
             status: x.refund_status as WechatRefundStatus,
             amount_fen: num(x.refund_fen),
             last_error: (x.refund_error as string | null) ?? null,
+            abnormal_type: (x.refund_abnormal_type as AbnormalRefundType | null) ?? null,
             created_at: iso(x.refund_at)!,
           },
   }));

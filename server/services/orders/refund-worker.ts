@@ -154,6 +154,8 @@ export function createRefundWorker(o: RefundWorkerOptions): RefundWorker {
   async function redirect(row: WechatRefundRow): Promise<void> {
     if (!row.wechat_refund_id || !row.abnormal_type || !pay.applyAbnormalRefund)
       throw new Error(`refund ${row.out_refund_no}: no WeChat refund id, redirection or client`);
+    // The redirection is a request of its own: the query that follows waits from now (refund-settle.ts).
+    await db.update(wechat_refunds).set({ sent_at: now() }).where(eq(wechat_refunds.id, row.id));
     const answer = await pay.applyAbnormalRefund({
       refund_id: row.wechat_refund_id,
       out_refund_no: row.out_refund_no,

@@ -4,7 +4,7 @@ import { UserPage } from '../../ui/user/user-page';
 import type { ConsumptionHistoryItem } from '../../domain/api';
 import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
-import { WECHAT_REFUND_LABELS, refundTone } from '../../domain/refunds.schema';
+import { WECHAT_REFUND_LABELS, refundLabel, refundTone } from '../../domain/refunds.schema';
 import { Money, PageHeader } from '../../ui';
 import { ORDER_STATUS_LABELS, shortTime } from '../../ui/user/format';
 import { PagedList } from '../../ui/user/paged-list';
@@ -51,8 +51,8 @@ export default function ConsumptionHistoryScreen({ route }: ScreenProps) {
                 <Money fen={-o.amount_fen} className="font-semibold" />
                 {o.wechat_refund ? (
                   <p className={`text-xs ${refundTone(o.wechat_refund.status)}`} data-testid="refund">
-                    退回微信 <Money fen={o.wechat_refund.amount_fen} /> ·{' '}
-                    {WECHAT_REFUND_LABELS[o.wechat_refund.status]}
+                    {o.wechat_refund.abnormal_type ? '退款' : '退回微信'}{' '}
+                    <Money fen={o.wechat_refund.amount_fen} /> · {refundLabel(o.wechat_refund)}
                   </p>
                 ) : (
                   o.refunded_fen > 0 && (

@@ -15,9 +15,11 @@ import { membersApi } from '../../../http/people-api';
 import {
   WECHAT_REFUND_LABELS,
   isRetryableRefund,
+  refundLabel,
   refundTone,
   type WechatRefundView,
 } from '../../../domain/refunds.schema';
+import { AbnormalRefundSheet } from './abnormal-refund-sheet';
 import { ConfirmDialog, Money, Toast } from '../../../ui';
 import { ResourceList } from '../../../ui/resource-list';
 import { ORDER_STATUS_LABELS, shortTime } from '../../../ui/user/format';
@@ -81,7 +83,11 @@ const entryRow = (e: MemberWalletEntry) => (
     fen={e.amount_fen}
   />
 );
-const orderRow = (o: MemberOrder, onRetry: (o: MemberOrder) => void) => (
+const orderRow = (
+  o: MemberOrder,
+  onRetry: (o: MemberOrder) => void,
+  onAbnormal: (o: MemberOrder) => void,
+) => (
   <div>
     <Row
       title={`${o.kind === 'recharge' ? '充值' : (o.device_name ?? '消费')} · ${METHOD_LABELS[o.method]} · ${
@@ -96,23 +102,35 @@ const orderRow = (o: MemberOrder, onRetry: (o: MemberOrder) => void) => (
       )}
       fen={o.amount_fen}
     />
-    {o.wechat_refund && <RefundLine refund={o.wechat_refund} onRetry={() => onRetry(o)} />}
+    {o.wechat_refund && (
+      <RefundLine refund={o.wechat_refund} onRetry={() => onRetry(o)} onAbnormal={() => onAbnormal(o)} />
+    )}
   </div>
 );
 
-/** A WeChat refund's state under its order; closed, abnormal or failed ones can be sent again. */
-function RefundLine({ refund, onRetry }: { refund: WechatRefundView; onRetry: () => void }) {
+/**
+ * A WeChat refund's state under its order, with WeChat's word when it needs staff: a closed or refused one can be
+ * sent again, a mismatched one asked about again, an abnormal one redirected (to a card or the merchant).
+ */
+function RefundLine(props: { refund: WechatRefundView; onRetry: () => void; onAbnormal: () => void }) {
+  const { refund } = props;
+  const redirected = refund.abnormal_type != null;
   return (
     <div className="flex items-center gap-2 px-3 pb-2 text-xs" data-testid="member-order-refund">
       <p className={`min-w-0 flex-1 ${refundTone(refund.status)}`}>
-        退回微信 {formatFen(refund.amount_fen)} · {WECHAT_REFUND_LABELS[refund.status]}
-        {refund.status !== 'closed' && isRetryableRefund(refund.status) && refund.last_error
+        {redirected ? '异常退款' : '退回微信'} {formatFen(refund.amount_fen)} · {refundLabel(refund)}
+        {refund.status !== 'closed' && refundTone(refund.status) === 'text-error' && refund.last_error
           ? `（${refund.last_error}）`
           : ''}
       </p>
       {isRetryableRefund(refund.status) && (
-        <button type="button" className="btn btn-xs btn-outline" onClick={onRetry}>
-          重新退款
+        <button type="button" className="btn btn-xs btn-outline" onClick={props.onRetry}>
+          {refund.status === 'mismatch' ? '重新核对' : '重新退款'}
+        </button>
+      )}
+      {refund.status === 'abnormal' && (
+        <button type="button" className="btn btn-xs btn-outline btn-error" onClick={props.onAbnormal}>
+          处理异常退款
         </button>
       )}
     </div>
@@ -123,6 +141,7 @@ function RefundLine({ refund, onRetry }: { refund: WechatRefundView; onRetry: ()
 function OrderHistory({ load }: { load: (page: number) => Promise<Page<MemberOrder>> }) {
   const [version, setVersion] = useState(0);
   const [target, setTarget] = useState<MemberOrder | null>(null);
+  const [abnormal, setAbnormal] = useState<MemberOrder | null>(null);
   const [busy, setBusy] = useState(false);
   const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
   const confirm = async () => {
@@ -146,21 +165,32 @@ function OrderHistory({ load }: { load: (page: number) => Promise<Page<MemberOrd
         key={version}
         load={load}
         keyOf={(o) => o.order_no}
-        render={(o) => orderRow(o, setTarget)}
+        render={(o) => orderRow(o, setTarget, setAbnormal)}
         empty="暂无订单"
       />
       <ConfirmDialog
         open={target !== null}
         title="重新退款"
         message={
-          target?.wechat_refund
-            ? `将订单 ${target.order_no} 的 ${formatFen(target.wechat_refund.amount_fen)} 再次原路退回会员的微信。`
-            : undefined
+          target?.wechat_refund?.status === 'mismatch'
+            ? `再次向微信查询订单 ${target.order_no} 的退款 ${formatFen(target.wechat_refund.amount_fen)}，信息一致后入账。`
+            : target?.wechat_refund
+              ? `将订单 ${target.order_no} 的 ${formatFen(target.wechat_refund.amount_fen)} 再次原路退回会员的微信。`
+              : undefined
         }
-        confirmLabel="重新退款"
+        confirmLabel={target?.wechat_refund?.status === 'mismatch' ? '重新核对' : '重新退款'}
         busy={busy}
         onConfirm={() => void confirm()}
         onCancel={() => setTarget(null)}
+      />
+      <AbnormalRefundSheet
+        refund={abnormal?.wechat_refund ?? null}
+        orderNo={abnormal?.order_no ?? ''}
+        onClose={() => setAbnormal(null)}
+        onDone={(message, ok) => {
+          setToast({ message, kind: ok ? 'success' : 'error' });
+          if (ok) setVersion((v) => v + 1);
+        }}
       />
       {toast && <Toast message={toast.message} kind={toast.kind} onClose={() => setToast(null)} />}
     </>
