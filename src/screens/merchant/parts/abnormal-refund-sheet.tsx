@@ -25,6 +25,86 @@ function summary(to: To, card: Card, fen: number): string {
   return `微信将把 ${formatFen(fen)} 退到 ${card.real_name} 的${bank}借记卡（尾号 ${card.bank_account.replace(/\s+/g, '').slice(-4)}）。`;
 }
 
+/** The member's debit card: bank, number and holder, with the shared schema's messages. */
+function CardFields(props: { card: Card; errors: Record<string, string>; onChange: (c: Card) => void }) {
+  const { card, errors } = props;
+  const field = (k: keyof Card) => ({
+    value: card[k],
+    onChange: (e: { target: { value: string } }) => props.onChange({ ...card, [k]: e.target.value }),
+  });
+  return (
+    <>
+      <FormField label="开户银行（借记卡）" error={errors.bank_type}>
+        {(id) => (
+          <select id={id} className="select w-full" {...field('bank_type')}>
+            <option value="">请选择</option>
+            {Object.entries(ABNORMAL_REFUND_BANKS).map(([code, name]) => (
+              <option key={code} value={code}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
+      </FormField>
+      <FormField label="银行卡号" error={errors.bank_account} hint="加密后交给微信支付，本系统不保存明文">
+        {(id) => <input id={id} className="input w-full" inputMode="numeric" {...field('bank_account')} />}
+      </FormField>
+      <FormField label="收款人姓名" error={errors.real_name}>
+        {(id) => <input id={id} className="input w-full" {...field('real_name')} />}
+      </FormField>
+    </>
+  );
+}
+
+/** Where the money goes instead: the member's debit card or the merchant's bank account. */
+function Destination({ to, onChange }: { to: To; onChange: (to: To) => void }) {
+  const options = [
+    ['USER_BANK_CARD', '退到会员银行卡'],
+    ['MERCHANT_BANK_CARD', '退回商户账户'],
+  ] as const;
+  return (
+    <div role="radiogroup" aria-label="退款去向" className="join w-full">
+      {options.map(([v, label]) => (
+        <button
+          key={v}
+          type="button"
+          role="radio"
+          aria-checked={to === v}
+          className={`btn join-item btn-sm flex-1 ${to === v ? 'btn-primary' : ''}`}
+          onClick={() => onChange(v)}
+        >
+          {label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** The confirmation in words before anything is sent. */
+function ConfirmStep(props: { text: string; busy: boolean; onBack: () => void; onConfirm: () => void }) {
+  return (
+    <div className="space-y-3">
+      <p className="rounded-box bg-base-200 p-3 text-sm" data-testid="abnormal-summary">
+        {props.text}
+      </p>
+      <div className="flex gap-2">
+        <button type="button" className="btn flex-1" disabled={props.busy} onClick={props.onBack}>
+          返回修改
+        </button>
+        <button
+          type="button"
+          className="btn btn-primary flex-1"
+          disabled={props.busy}
+          onClick={props.onConfirm}
+        >
+          {props.busy && <span className="loading loading-spinner loading-xs" aria-hidden="true" />}
+          确认提交
+        </button>
+      </div>
+    </div>
+  );
+}
+
 /**
  * A refund WeChat could not pay out (退款异常: the member's card cancelled or frozen): staff send it to the member's
  * debit card, or back to the merchant's bank account (the member gets it on the wallet here); checked with the
@@ -67,10 +147,6 @@ export function AbnormalRefundSheet(props: {
       setBusy(false);
     }
   };
-  const field = (k: keyof Card) => ({
-    value: card[k],
-    onChange: (e: { target: { value: string } }) => setCard({ ...card, [k]: e.target.value }),
-  });
   return (
     <Sheet open={refund !== null} title="处理异常退款" onClose={close}>
       <p className="mb-3 text-sm text-base-content/70">
@@ -79,52 +155,9 @@ export function AbnormalRefundSheet(props: {
       </p>
       {step === 'form' ? (
         <div className="space-y-3">
-          <div role="radiogroup" aria-label="退款去向" className="join w-full">
-            {(
-              [
-                ['USER_BANK_CARD', '退到会员银行卡'],
-                ['MERCHANT_BANK_CARD', '退回商户账户'],
-              ] as const
-            ).map(([v, label]) => (
-              <button
-                key={v}
-                type="button"
-                role="radio"
-                aria-checked={to === v}
-                className={`btn join-item btn-sm flex-1 ${to === v ? 'btn-primary' : ''}`}
-                onClick={() => setTo(v)}
-              >
-                {label}
-              </button>
-            ))}
-          </div>
+          <Destination to={to} onChange={setTo} />
           {to === 'USER_BANK_CARD' ? (
-            <>
-              <FormField label="开户银行（借记卡）" error={errors.bank_type}>
-                {(id) => (
-                  <select id={id} className="select w-full" {...field('bank_type')}>
-                    <option value="">请选择</option>
-                    {Object.entries(ABNORMAL_REFUND_BANKS).map(([code, name]) => (
-                      <option key={code} value={code}>
-                        {name}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </FormField>
-              <FormField
-                label="银行卡号"
-                error={errors.bank_account}
-                hint="加密后交给微信支付，本系统不保存明文"
-              >
-                {(id) => (
-                  <input id={id} className="input w-full" inputMode="numeric" {...field('bank_account')} />
-                )}
-              </FormField>
-              <FormField label="收款人姓名" error={errors.real_name}>
-                {(id) => <input id={id} className="input w-full" {...field('real_name')} />}
-              </FormField>
-            </>
+            <CardFields card={card} errors={errors} onChange={setCard} />
           ) : (
             <p className="text-sm">微信把退款退到商户的结算银行账户，会员在本商户的余额同时增加同样金额。</p>
           )}
@@ -133,25 +166,12 @@ export function AbnormalRefundSheet(props: {
           </button>
         </div>
       ) : (
-        <div className="space-y-3">
-          <p className="rounded-box bg-base-200 p-3 text-sm" data-testid="abnormal-summary">
-            {summary(to, card, refund?.amount_fen ?? 0)}提交后不能撤回。
-          </p>
-          <div className="flex gap-2">
-            <button type="button" className="btn flex-1" disabled={busy} onClick={() => setStep('form')}>
-              返回修改
-            </button>
-            <button
-              type="button"
-              className="btn btn-primary flex-1"
-              disabled={busy}
-              onClick={() => void submit()}
-            >
-              {busy && <span className="loading loading-spinner loading-xs" aria-hidden="true" />}
-              确认提交
-            </button>
-          </div>
-        </div>
+        <ConfirmStep
+          text={`${summary(to, card, refund?.amount_fen ?? 0)}提交后不能撤回。`}
+          busy={busy}
+          onBack={() => setStep('form')}
+          onConfirm={() => void submit()}
+        />
       )}
     </Sheet>
   );

@@ -10,16 +10,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { audit_log, wallets, wechat_refunds } from '../../server/db/schema';
-import { redirectAbnormalRefund } from '../../server/services/orders/refund-outbox';
-import { rsaOaepDecrypt } from '../../server/wechat/crypto';
-import type { ConsumptionHistoryItem, Page } from '../../src/domain/api';
-import type { RefundRetryResult } from '../../src/domain/refunds.schema';
-import { assertLedgerInvariants } from './invariants';
-import { demoDevices } from './money-harness';
-import { createOtherMerchant } from './people/fixtures';
+import { audit_log, wallets, wechat_refunds } from '../../../server/db/schema';
+import { redirectAbnormalRefund } from '../../../server/services/orders/refund-outbox';
+import { rsaOaepDecrypt } from '../../../server/wechat/crypto';
+import type { ConsumptionHistoryItem, Page } from '../../../src/domain/api';
+import type { RefundRetryResult } from '../../../src/domain/refunds.schema';
+import { assertLedgerInvariants } from '../money/invariants';
+import { demoDevices } from '../money/money-harness';
+import { createOtherMerchant } from '../people/fixtures';
 import { type PaidDevice, orderRow, payByWechat, refundsOf, sandboxRefundsOf } from './refund-helpers';
-import { createTestApp, ONLINE_WORLD, type TestApp, withCookie } from './test-app';
+import { createTestApp, ONLINE_WORLD, type TestApp, withCookie } from '../test-app';
 
 let w: TestApp<typeof ONLINE_WORLD>;
 let ds: PaidDevice[];
