@@ -1,5 +1,10 @@
-/** A compact table for report figures: sticky first column, numbers right-aligned, scrolls sideways at 390 px. */
+/**
+ * A compact table for report figures: the first column sticky and wrapping (long device names take two lines, so
+ * the figures fit at 390 px), numbers right-aligned on one line; wider tables still scroll sideways.
+ */
 import type { Column } from '../report-config';
+
+const FIRST = 'sticky left-0 z-[1] bg-base-100 min-w-28 max-w-40 break-words';
 
 export interface ReportTableProps<R> {
   title: string;
@@ -22,7 +27,7 @@ export function ReportTable<R>({
   const cell = (c: Column<R>, r: R, i: number, bold = false) => (
     <td
       key={i}
-      className={`whitespace-nowrap ${c.numeric ? 'text-right tabular-nums' : ''} ${i === 0 ? 'sticky left-0 bg-base-100' : ''} ${bold ? 'font-semibold' : ''}`}
+      className={`${c.numeric ? 'text-right tabular-nums' : ''} ${i === 0 ? FIRST : 'whitespace-nowrap'} ${bold ? 'font-semibold' : ''}`}
     >
       {bold && !c.numeric ? (i === 0 ? '合计' : '') : c.value(r)}
     </td>
@@ -40,7 +45,7 @@ export function ReportTable<R>({
                 {columns.map((c, i) => (
                   <th
                     key={c.label}
-                    className={`${c.numeric ? 'text-right' : ''} ${i === 0 ? 'sticky left-0 bg-base-100' : ''}`}
+                    className={`${c.numeric ? 'text-right' : ''} ${i === 0 ? FIRST : 'whitespace-nowrap'}`}
                   >
                     {c.label}
                   </th>
