@@ -1,20 +1,22 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useState, type ReactNode } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
 import { loadMe } from '../../app/staff-features';
 import { useRequest } from '../../app/use-request';
-import type { Device } from '../../domain/devices.schema';
+import type { Device, DeviceOptions } from '../../domain/devices.schema';
 import { devicesApi } from '../../http/devices-api';
 import { toOutcome } from '../../http/outcome';
 import { ConfirmDialog, Toast } from '../../ui';
-import { ResourceList } from '../../ui/resource-list';
+import { ResourceList, type ResourceListProps } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { StaffPage } from '../shared/staff-page';
+import { useResourceList } from '../shared/use-resource-list';
 import { DeviceAddForm, DeviceEditForm, DeviceMoveForm } from './parts/device-form';
 import { DeviceQrPanel, LabelSheet } from './parts/device-labels';
 import { DeviceRow, type RowAction } from './parts/device-row';
 import { DeviceToolbar, type Filter } from './parts/device-toolbar';
 
 const PAGE_SIZE = 20;
+type Notice = { message: string; kind: 'success' | 'error' };
 type Open =
   | { kind: 'add'; batch: boolean }
   | { kind: 'edit' | 'move'; device: Device }
@@ -31,108 +33,173 @@ async function allOfVenue(venue_id: number): Promise<Device[]> {
   }
 }
 
+const NO_FILTER: Filter = {
+  q: '',
+  merchant_id: undefined,
+  venue_id: '',
+  product_id: '',
+  status: '',
+  online: '',
+  page: 1,
+};
+
+/** The list's query: empty filters left out. */
+const toQuery = (f: Filter & { page_size: number }) => ({
+  merchant_id: f.merchant_id === undefined ? undefined : String(f.merchant_id),
+  q: f.q || undefined,
+  venue_id: f.venue_id || undefined,
+  product_id: f.product_id || undefined,
+  status: f.status || undefined,
+  online: (f.online || undefined) as 'true' | 'false' | undefined,
+  page: f.page,
+  page_size: f.page_size,
+});
+
 /**
  * `/merchant/devices`: the devices with what runs now; add, edit, move, disable; QR codes and label sheets. The
  * admin sees every merchant's devices, filters them by merchant, and adds devices for the merchant chosen.
  */
 export default function DevicesScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState<Filter>({
-    q: '',
-    merchant_id: undefined,
-    venue_id: '',
-    product_id: '',
-    status: '',
-    online: '',
-    page: 1,
-  });
+  const { filter, refilter, list, listProps } = useResourceList(
+    devicesApi.list,
+    NO_FILTER,
+    PAGE_SIZE,
+    toQuery,
+  );
   const me = useRequest(loadMe);
   const isAdmin = me.data?.user.level === 1;
-  const list = useRequest(devicesApi.list, {
-    merchant_id: filter.merchant_id === undefined ? undefined : String(filter.merchant_id),
-    q: filter.q || undefined,
-    venue_id: filter.venue_id || undefined,
-    product_id: filter.product_id || undefined,
-    status: filter.status || undefined,
-    online: (filter.online || undefined) as 'true' | 'false' | undefined,
-    page: filter.page,
-    page_size: PAGE_SIZE,
-  });
   const options = useRequest(devicesApi.options, filter.merchant_id);
   const [open, setOpen] = useState<Open>(null);
-  const [selected, setSelected] = useState<Map<number, Device>>(new Map());
+  const { selected, setSelected, select, selectOnly } = useSelection();
   const [labels, setLabels] = useState<{ devices: Device[]; title: string } | null>(null);
   const [toggling, setToggling] = useState<Device | null>(null);
-  const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
-  const set = (patch: Partial<Filter>) => setFilter({ ...filter, page: 1, ...patch });
-
-  const saved = useCallback(
-    (message: string) => {
-      setOpen(null);
-      setToast({ message, kind: 'success' });
+  const [toast, setToast] = useState<Notice | null>(null);
+  /** Say how a change went, and reload. */
+  const notify = useCallback(
+    (notice: Notice) => {
+      setToast(notice);
       list.refresh();
     },
     [list],
   );
-  const onAdded = useCallback(
-    (ok: boolean, created: Device[]) => {
-      if (!ok) return setOpen(null);
-      saved(created.length > 1 ? `已添加 ${created.length} 台，已选中，可打印标签` : '已添加');
-      setSelected(new Map(created.map((d) => [d.id, d])));
-    },
-    [saved],
-  );
-  const onEdited = useCallback((ok: boolean) => (ok ? saved('已保存') : setOpen(null)), [saved]);
-  const onMoved = useCallback(
-    (moved: Device | null) => {
-      if (!moved) return setOpen(null);
-      list.refresh();
-      setOpen({ kind: 'qr', device: moved, moved: true });
-    },
-    [list],
-  );
-
-  function act(device: Device, a: RowAction) {
-    if (a === 'toggle') setToggling(device);
-    else if (a === 'qr') setOpen({ kind: 'qr', device, moved: false });
-    else setOpen({ kind: a, device });
-  }
-  async function toggle() {
-    if (!toggling) return;
-    const off = toggling.status !== 'disabled';
-    const out = await toOutcome(() =>
-      devicesApi.update(toggling.id, { status: off ? 'disabled' : 'enabled' }),
-    );
-    setToggling(null);
-    setToast(
-      out.ok
-        ? { message: off ? '已停用' : '已启用', kind: 'success' }
-        : { message: out.error.message, kind: 'error' },
-    );
-    list.refresh();
-  }
-  async function printVenue() {
-    const venue = options.data?.venues.find((v) => String(v.id) === filter.venue_id);
-    const out = await toOutcome(() => allOfVenue(Number(filter.venue_id)));
-    if (out.ok) setLabels({ devices: out.value, title: `${venue?.name ?? '场地'} 全部设备` });
-    else setToast({ message: out.error.message, kind: 'error' });
-  }
-
-  const opts = options.data;
+  const act = (device: Device, a: RowAction) =>
+    a === 'toggle'
+      ? setToggling(device)
+      : setOpen(a === 'qr' ? { kind: 'qr', device, moved: false } : { kind: a, device });
   const toolbar = (
     <DeviceToolbar
       filter={filter}
-      set={set}
+      set={refilter}
       isAdmin={isAdmin}
-      options={options.loading ? undefined : opts}
+      options={options.loading ? undefined : options.data}
       optionsError={options.error?.message}
       selected={selected.size}
       onAdd={(batch) => setOpen({ kind: 'add', batch })}
       onPrintSelected={() => setLabels({ devices: [...selected.values()], title: '所选设备' })}
       onClearSelected={() => setSelected(new Map())}
-      onPrintVenue={() => void printVenue()}
+      onPrintVenue={() =>
+        void printVenue(filter.venue_id, options.data?.venues ?? []).then((r) =>
+          'devices' in r ? setLabels(r) : setToast(r),
+        )
+      }
     />
   );
-  const sheetTitle = !open
+  return (
+    <StaffPage
+      route={route}
+      description="场地中的设备、在线状态与正在进行的使用；添加、移动、停用设备，打印二维码标签。"
+    >
+      <DeviceList
+        listProps={listProps}
+        toolbar={toolbar}
+        isAdmin={isAdmin}
+        selected={selected}
+        onSelect={select}
+        onAction={act}
+      />
+      <DeviceSheet
+        open={open}
+        options={options.data}
+        onOpen={setOpen}
+        onSaved={(message) => notify({ message, kind: 'success' })}
+        onAdded={selectOnly}
+        onMoved={list.refresh}
+        onPrint={(device) => setLabels({ devices: [device], title: device.name })}
+      />
+      <ToggleConfirm
+        device={toggling}
+        onDone={(notice) => {
+          setToggling(null);
+          notify(notice);
+        }}
+        onCancel={() => setToggling(null)}
+      />
+      {labels && <LabelSheet devices={labels.devices} title={labels.title} onClose={() => setLabels(null)} />}
+      {toast && <Toast message={toast.message} kind={toast.kind} onClose={() => setToast(null)} />}
+    </StaffPage>
+  );
+}
+
+/** The list: each row with its selection box and actions. */
+function DeviceList(p: {
+  listProps: Omit<ResourceListProps<Device>, 'keyOf' | 'renderItem'>;
+  toolbar: ReactNode;
+  isAdmin: boolean;
+  selected: Map<number, Device>;
+  onSelect: (device: Device, on: boolean) => void;
+  onAction: (device: Device, action: RowAction) => void;
+}) {
+  return (
+    <ResourceList
+      {...p.listProps}
+      keyOf={(d) => d.id}
+      toolbar={p.toolbar}
+      emptyTitle="暂无设备"
+      emptyDescription="点击“添加”或“批量添加”为场地添加设备。"
+      renderItem={(d) => (
+        <DeviceRow
+          device={d}
+          showMerchant={p.isAdmin}
+          selected={p.selected.has(d.id)}
+          onSelect={(on) => p.onSelect(d, on)}
+          onAction={(a) => p.onAction(d, a)}
+        />
+      )}
+    />
+  );
+}
+
+/** The devices chosen for printing, by id. */
+function useSelection() {
+  const [selected, setSelected] = useState<Map<number, Device>>(new Map());
+  const select = (d: Device, on: boolean) => {
+    const next = new Map(selected);
+    if (on) next.set(d.id, d);
+    else next.delete(d.id);
+    setSelected(next);
+  };
+  /** Just these (the devices just added, ready to print). */
+  const selectOnly = useCallback(
+    (devices: Device[]) => setSelected(new Map(devices.map((d) => [d.id, d]))),
+    [],
+  );
+  return { selected, setSelected, select, selectOnly };
+}
+
+/** The label sheet of a whole venue, or the toast saying why it could not be loaded. */
+async function printVenue(
+  venueId: string,
+  venues: { id: number; name: string }[],
+): Promise<{ devices: Device[]; title: string } | Notice> {
+  const venue = venues.find((v) => String(v.id) === venueId);
+  const out = await toOutcome(() => allOfVenue(Number(venueId)));
+  return out.ok
+    ? { devices: out.value, title: `${venue?.name ?? '场地'} 全部设备` }
+    : { message: out.error.message, kind: 'error' };
+}
+
+const sheetTitle = (open: Open) =>
+  !open
     ? ''
     : open.kind === 'add'
       ? open.batch
@@ -143,83 +210,112 @@ export default function DevicesScreen({ route }: ScreenProps) {
         : open.kind === 'move'
           ? '移动到其他场地'
           : '设备二维码';
+
+/**
+ * The sheet of one device action: add (one or a batch; the new ones are selected for printing), edit, move (then
+ * the new QR code), or the QR code with 打印标签.
+ */
+function DeviceSheet({
+  open,
+  options: opts,
+  onOpen,
+  onSaved,
+  onAdded,
+  onMoved,
+  onPrint,
+}: {
+  open: Open;
+  options: DeviceOptions | undefined;
+  onOpen: (open: Open) => void;
+  onSaved: (message: string) => void;
+  onAdded: (created: Device[]) => void;
+  onMoved: () => void;
+  onPrint: (device: Device) => void;
+}) {
+  const added = useCallback(
+    (ok: boolean, created: Device[]) => {
+      onOpen(null);
+      if (!ok) return;
+      onSaved(created.length > 1 ? `已添加 ${created.length} 台，已选中，可打印标签` : '已添加');
+      onAdded(created);
+    },
+    [onOpen, onSaved, onAdded],
+  );
+  const edited = useCallback(
+    (ok: boolean) => {
+      onOpen(null);
+      if (ok) onSaved('已保存');
+    },
+    [onOpen, onSaved],
+  );
+  const moved = useCallback(
+    (device: Device | null) => {
+      if (!device) return onOpen(null);
+      onMoved();
+      onOpen({ kind: 'qr', device, moved: true });
+    },
+    [onOpen, onMoved],
+  );
   return (
-    <StaffPage
-      route={route}
-      description="场地中的设备、在线状态与正在进行的使用；添加、移动、停用设备，打印二维码标签。"
-    >
-      <ResourceList
-        items={list.data?.items}
-        total={list.data?.total ?? 0}
-        page={filter.page}
-        pageSize={PAGE_SIZE}
-        loading={list.loading}
-        error={list.error}
-        onRetry={list.canRetry ? list.retry : undefined}
-        onPage={(page) => setFilter({ ...filter, page })}
-        keyOf={(d) => d.id}
-        toolbar={toolbar}
-        emptyTitle="暂无设备"
-        emptyDescription="点击“添加”或“批量添加”为场地添加设备。"
-        renderItem={(d) => (
-          <DeviceRow
-            device={d}
-            showMerchant={isAdmin}
-            selected={selected.has(d.id)}
-            onSelect={(on) => {
-              const next = new Map(selected);
-              if (on) next.set(d.id, d);
-              else next.delete(d.id);
-              setSelected(next);
-            }}
-            onAction={(a) => act(d, a)}
-          />
-        )}
-      />
-      <Sheet open={open !== null} title={sheetTitle} onClose={() => setOpen(null)}>
-        {open?.kind === 'add' && opts && (
-          <DeviceAddForm key={String(open.batch)} options={opts} batch={open.batch} onDone={onAdded} />
-        )}
-        {open?.kind === 'edit' && opts && (
-          <DeviceEditForm device={open.device} options={opts} onDone={onEdited} />
-        )}
-        {open?.kind === 'move' && opts && (
-          <DeviceMoveForm device={open.device} options={opts} onDone={onMoved} />
-        )}
-        {open?.kind === 'qr' && (
-          <>
-            <DeviceQrPanel
-              device={open.device}
-              moved={open.moved}
-              onPrint={() => {
-                setOpen(null);
-                setLabels({ devices: [open.device], title: open.device.name });
-              }}
-            />
-            <button type="button" className="btn btn-ghost btn-sm mt-3 w-full" onClick={() => setOpen(null)}>
-              关闭
-            </button>
-          </>
-        )}
-      </Sheet>
-      <ConfirmDialog
-        open={toggling !== null}
-        danger={toggling?.status !== 'disabled'}
-        title={toggling?.status === 'disabled' ? '启用设备？' : '停用设备？'}
-        message={
-          toggling?.status === 'disabled'
-            ? `${toggling.name} 启用后用户可以扫码付款使用。`
-            : `${toggling?.name ?? ''} 停用后用户扫码将无法付款；正在进行的使用会正常结束。`
-        }
-        onConfirm={() => void toggle()}
-        onCancel={() => setToggling(null)}
-      />
-      {labels && (
+    <Sheet open={open !== null} title={sheetTitle(open)} onClose={() => onOpen(null)}>
+      {open?.kind === 'add' && opts && (
+        <DeviceAddForm key={String(open.batch)} options={opts} batch={open.batch} onDone={added} />
+      )}
+      {open?.kind === 'edit' && opts && (
+        <DeviceEditForm device={open.device} options={opts} onDone={edited} />
+      )}
+      {open?.kind === 'move' && opts && <DeviceMoveForm device={open.device} options={opts} onDone={moved} />}
+      {open?.kind === 'qr' && (
         <>
-          <LabelSheet devices={labels.devices} title={labels.title} onClose={() => setLabels(null)} />
+          <DeviceQrPanel
+            device={open.device}
+            moved={open.moved}
+            onPrint={() => {
+              onOpen(null);
+              onPrint(open.device);
+            }}
+          />
+          <button type="button" className="btn btn-ghost btn-sm mt-3 w-full" onClick={() => onOpen(null)}>
+            关闭
+          </button>
         </>
       )}
-      {toast && <Toast message={toast.message} kind={toast.kind} onClose={() => setToast(null)} />}
-    </StaffPage>
+    </Sheet>
+  );
+}
+
+/** 停用 or 启用 a device after a confirmation; `onDone` with the toast to show. */
+function ToggleConfirm({
+  device,
+  onDone,
+  onCancel,
+}: {
+  device: Device | null;
+  onDone: (notice: Notice) => void;
+  onCancel: () => void;
+}) {
+  async function toggle() {
+    if (!device) return;
+    const off = device.status !== 'disabled';
+    const out = await toOutcome(() => devicesApi.update(device.id, { status: off ? 'disabled' : 'enabled' }));
+    onDone(
+      out.ok
+        ? { message: off ? '已停用' : '已启用', kind: 'success' }
+        : { message: out.error.message, kind: 'error' },
+    );
+  }
+  return (
+    <ConfirmDialog
+      open={device !== null}
+      danger={device?.status !== 'disabled'}
+      title={device?.status === 'disabled' ? '启用设备？' : '停用设备？'}
+      message={
+        device?.status === 'disabled'
+          ? `${device.name} 启用后用户可以扫码付款使用。`
+          : `${device?.name ?? ''} 停用后用户扫码将无法付款；正在进行的使用会正常结束。`
+      }
+      onConfirm={() => void toggle()}
+      onCancel={onCancel}
+    />
   );
 }

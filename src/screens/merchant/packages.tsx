@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import type { ScreenProps } from '../../app/screen-registry';
 import { loadMe } from '../../app/staff-features';
 import { useRequest } from '../../app/use-request';
@@ -9,11 +8,10 @@ import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { DeleteConfirm } from '../shared/delete-confirm';
-import { moved } from '../shared/move-buttons';
-import { OrderedRow, useListActions } from '../shared/ordered-row';
+import { OrderedRow } from '../shared/ordered-row';
 import { StaffPage } from '../shared/staff-page';
-import { useEditing } from '../shared/use-editing';
-import { useLast } from '../shared/use-last';
+import { useCatalogue, type CatalogueCalls } from '../shared/use-catalogue';
+import { useResourceList } from '../shared/use-resource-list';
 import { PackageForm } from './parts/package-form';
 
 /** A merchant has at most 50 packages (the server's limit), so one page holds them all. */
@@ -28,16 +26,17 @@ type Filter = { active: Shown; page: number; merchant_id: number | undefined };
 export default function PackagesScreen({ route }: ScreenProps) {
   const me = useRequest(loadMe);
   const isAdmin = me.data?.user.level === 1;
-  const [filter, setFilter] = useState<Filter>({ active: '', page: 1, merchant_id: undefined });
-  const list = useRequest(packagesApi.list, {
-    ...filter,
-    active: filter.active || undefined,
-    page_size: PAGE_SIZE,
+  const { filter, setFilter, list, data, listProps } = useResourceList(
+    packagesApi.list,
+    { active: '', page: 1, merchant_id: undefined } as Filter,
+    PAGE_SIZE,
+    (f) => ({ ...f, active: f.active || undefined }),
+    true,
+  );
+  const cat = useCatalogue<Package>(PACKAGE_CALLS, list.refresh, {
+    saved: '套餐已保存',
+    off: '已停用，用户将不再看到此套餐',
   });
-  const data = useLast(list.data);
-  const { busy, run, toast, notify } = useListActions(list.refresh);
-  const { editing, setEditing, onFormDone } = useEditing<Package>('套餐已保存', notify, list.refresh);
-  const [deleting, setDeleting] = useState<Package | null>(null);
   // One merchant's whole list is on screen: only then can it be reordered.
   const oneMerchant = !isAdmin || filter.merchant_id !== undefined;
   const canOrder = oneMerchant && filter.active === '' && (data?.total ?? 0) <= PAGE_SIZE;
@@ -45,14 +44,7 @@ export default function PackagesScreen({ route }: ScreenProps) {
   return (
     <StaffPage route={route} description="用户充值时可选的套餐：充值金额与赠送金额，按顺序展示已启用的套餐。">
       <ResourceList
-        items={data?.items}
-        total={data?.total ?? 0}
-        page={filter.page}
-        pageSize={PAGE_SIZE}
-        loading={list.loading}
-        error={list.error}
-        onRetry={list.canRetry ? list.retry : undefined}
-        onPage={(page) => setFilter({ ...filter, page })}
+        {...listProps}
         keyOf={(p) => p.id}
         toolbar={
           <Toolbar
@@ -60,7 +52,7 @@ export default function PackagesScreen({ route }: ScreenProps) {
             onFilter={setFilter}
             isAdmin={isAdmin}
             canAdd={oneMerchant}
-            onAdd={() => setEditing('new')}
+            onAdd={() => cat.setEditing('new')}
           />
         }
         emptyTitle={filter.active ? '没有符合条件的套餐' : '还没有充值套餐'}
@@ -71,56 +63,39 @@ export default function PackagesScreen({ route }: ScreenProps) {
             name={p.name}
             active={p.active}
             detail={<Amounts pkg={p} showMerchant={isAdmin} />}
-            order={
-              canOrder
-                ? {
-                    index: ids.indexOf(p.id),
-                    count: ids.length,
-                    onMove: (d) =>
-                      void run(() => packagesApi.order(moved(ids, ids.indexOf(p.id), d)), '顺序已更新'),
-                  }
-                : undefined
-            }
-            busy={busy}
-            onOpen={() => setEditing(p)}
-            onToggle={(active) =>
-              void run(
-                () => packagesApi.update(p.id, { active }),
-                active ? '已启用' : '已停用，用户将不再看到此套餐',
-              )
-            }
-            onDelete={() => setDeleting(p)}
+            {...cat.rowActions(p, ids, canOrder)}
           />
         )}
       />
       <Sheet
-        open={editing !== null}
-        title={editing === 'new' ? '新增套餐' : '编辑套餐'}
-        onClose={() => setEditing(null)}
+        open={cat.editing !== null}
+        title={cat.editing === 'new' ? '新增套餐' : '编辑套餐'}
+        onClose={() => cat.setEditing(null)}
       >
-        {editing !== null && (
+        {cat.editing !== null && (
           <PackageForm
-            pkg={editing === 'new' ? null : editing}
+            pkg={cat.editing === 'new' ? null : cat.editing}
             merchantId={filter.merchant_id}
-            onDone={onFormDone}
+            onDone={cat.onFormDone}
           />
         )}
       </Sheet>
       <DeleteConfirm
         what="套餐"
-        item={deleting}
+        item={cat.deleting}
         refusedNote="已有充值记录的套餐不能删除，可以改为停用。"
-        onConfirm={() => {
-          const p = deleting!;
-          setDeleting(null);
-          void run(() => packagesApi.remove(p.id), '已删除');
-        }}
-        onCancel={() => setDeleting(null)}
+        {...cat.deleteProps}
       />
-      {toast}
+      {cat.toast}
     </StaffPage>
   );
 }
+
+const PACKAGE_CALLS: CatalogueCalls = {
+  order: (ids) => packagesApi.order(ids),
+  setActive: (id, active) => packagesApi.update(id, { active }),
+  remove: (id) => packagesApi.remove(id),
+};
 
 /** The status filter, the admin's merchant filter, and 新增 (the admin adds for the merchant chosen). */
 function Toolbar({

@@ -11,8 +11,8 @@ export type ListFilter = { page: number } & Record<string, unknown>;
  * by default the filter is the query);
  * `refilter` changes filters and goes back to page 1.
  */
-export function useResourceList<F extends ListFilter, P, T>(
-  fetcher: (params: P) => Promise<{ items: T[]; total: number }>,
+export function useResourceList<F extends ListFilter, P, R extends { items: unknown[]; total: number }>(
+  fetcher: (params: P) => Promise<R>,
   initial: F,
   pageSize: number,
   toParams: (filter: F & { page_size: number }) => P = (f) => f as unknown as P,
@@ -25,7 +25,7 @@ export function useResourceList<F extends ListFilter, P, T>(
   const data = keepRows ? last : list.data;
   const refilter = (change: Partial<F>) => setFilter({ ...filter, ...change, page: 1 });
   const listProps = {
-    items: data?.items,
+    items: data?.items as R['items'] | undefined,
     total: data?.total ?? 0,
     page: filter.page,
     pageSize,
