@@ -83,10 +83,6 @@ const NOT_YET_SPLIT = [
   'server/services/orders/refund-worker.ts createRefundWorker',
   'src/screens/employee/cash-recharge.tsx CashRechargeScreen',
   'src/screens/employee/remote-start.tsx RemoteStartScreen',
-  'src/screens/user/feedback.tsx FeedbackScreen',
-  'src/screens/user/pay.tsx PayScreen',
-  'src/screens/user/profile.tsx UserProfileScreen',
-  'src/screens/user/using.tsx UsingScreen',
 ];
 
 describe('function sizes', () => {

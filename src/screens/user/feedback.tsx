@@ -16,14 +16,36 @@ type Category = keyof typeof FEEDBACK_CATEGORIES;
 /** `/user/feedback`: file feedback (category, text, optional device) and read the merchant's replies. */
 export default function FeedbackScreen({ route }: ScreenProps) {
   const [, navigate] = useLocation();
+  const [toast, setToast] = useState<string | null>(null);
+  const [listKey, setListKey] = useState(0);
+  const onSignIn = () => navigate(wechatLoginPath('/user/feedback'));
+  return (
+    <UserPage screen="user-feedback">
+      <PageHeader title={route.title} onBack={() => navigate(route.back ?? '/user/profile')} />
+      <main className="space-y-4 px-4 pt-4 pb-10">
+        <FeedbackForm
+          onSent={() => {
+            setToast('提交成功，商家会尽快回复');
+            setListKey((k) => k + 1);
+          }}
+          onSignIn={onSignIn}
+        />
+        <h2 className="text-sm font-medium text-base-content/70">我的反馈</h2>
+        <FeedbackList key={listKey} onSignIn={onSignIn} />
+      </main>
+      <Toast message={toast} kind="success" onClose={() => setToast(null)} />
+    </UserPage>
+  );
+}
+
+/** The form: category, description (5 to 500 characters) and the device (from the address when it came from one). */
+function FeedbackForm({ onSent, onSignIn }: { onSent: () => void; onSignIn: () => void }) {
   const search = useSearch();
   const [category, setCategory] = useState<Category>('device');
   const [content, setContent] = useState('');
   const [deviceId, setDeviceId] = useState(() => new URLSearchParams(search).get('device_id') ?? '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
-  const [toast, setToast] = useState<string | null>(null);
-  const [listKey, setListKey] = useState(0);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -42,11 +64,9 @@ export default function FeedbackScreen({ route }: ScreenProps) {
     try {
       await userApi.sendFeedback(parsed.data);
       setContent('');
-      setToast('提交成功，商家会尽快回复');
-      setListKey((k) => k + 1);
+      onSent();
     } catch (err) {
-      if (isApiRequestError(err) && err.code === WECHAT_AUTH_REQUIRED)
-        navigate(wechatLoginPath('/user/feedback'));
+      if (isApiRequestError(err) && err.code === WECHAT_AUTH_REQUIRED) onSignIn();
       else setErrors({ form: isApiRequestError(err) ? err.message : '提交失败，请重试' });
     } finally {
       setBusy(false);
@@ -54,61 +74,56 @@ export default function FeedbackScreen({ route }: ScreenProps) {
   }
 
   return (
-    <UserPage screen="user-feedback">
-      <PageHeader title={route.title} onBack={() => navigate(route.back ?? '/user/profile')} />
-      <main className="space-y-4 px-4 pt-4 pb-10">
-        <form className="space-y-3 rounded-box bg-base-100 p-4" onSubmit={(e) => void submit(e)} noValidate>
-          <label className="block">
-            <span className="mb-1 block text-sm">问题类型</span>
-            <select
-              className="select w-full"
-              value={category}
-              onChange={(e) => setCategory(e.target.value as Category)}
-            >
-              {Object.entries(FEEDBACK_CATEGORIES).map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="block">
-            <span className="mb-1 block text-sm">问题描述</span>
-            <textarea
-              className="h-28 w-full rounded-field border border-base-300 bg-base-100 p-3 text-sm"
-              maxLength={500}
-              placeholder="请描述遇到的问题（至少 5 个字）"
-              value={content}
-              onChange={(e) => setContent(e.target.value)}
-            />
-            <span className="mt-1 flex justify-between text-xs">
-              <span className="text-error">{errors.content}</span>
-              <span className="text-base-content/50" data-testid="counter">
-                {content.trim().length}/500
-              </span>
-            </span>
-          </label>
-          <label className="block">
-            <span className="mb-1 block text-sm">设备编号（选填）</span>
-            <input
-              className="input w-full"
-              inputMode="numeric"
-              value={deviceId}
-              onChange={(e) => setDeviceId(e.target.value)}
-            />
-            {errors.device_id && <span className="text-xs text-error">请填写正确的设备编号</span>}
-          </label>
-          {errors.form && <p className="text-sm text-error">{errors.form}</p>}
-          <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-            {busy && <span className="loading loading-spinner loading-xs" aria-hidden="true" />}
-            提交反馈
-          </button>
-        </form>
-        <h2 className="text-sm font-medium text-base-content/70">我的反馈</h2>
-        <FeedbackList key={listKey} onSignIn={() => navigate(wechatLoginPath('/user/feedback'))} />
-      </main>
-      <Toast message={toast} kind="success" onClose={() => setToast(null)} />
-    </UserPage>
+    <form className="space-y-3 rounded-box bg-base-100 p-4" onSubmit={(e) => void submit(e)} noValidate>
+      <CategoryField value={category} onChange={setCategory} />
+      <label className="block">
+        <span className="mb-1 block text-sm">问题描述</span>
+        <textarea
+          className="h-28 w-full rounded-field border border-base-300 bg-base-100 p-3 text-sm"
+          maxLength={500}
+          placeholder="请描述遇到的问题（至少 5 个字）"
+          value={content}
+          onChange={(e) => setContent(e.target.value)}
+        />
+        <span className="mt-1 flex justify-between text-xs">
+          <span className="text-error">{errors.content}</span>
+          <span className="text-base-content/50" data-testid="counter">
+            {content.trim().length}/500
+          </span>
+        </span>
+      </label>
+      <label className="block">
+        <span className="mb-1 block text-sm">设备编号（选填）</span>
+        <input
+          className="input w-full"
+          inputMode="numeric"
+          value={deviceId}
+          onChange={(e) => setDeviceId(e.target.value)}
+        />
+        {errors.device_id && <span className="text-xs text-error">请填写正确的设备编号</span>}
+      </label>
+      {errors.form && <p className="text-sm text-error">{errors.form}</p>}
+      <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+        {busy && <span className="loading loading-spinner loading-xs" aria-hidden="true" />}
+        提交反馈
+      </button>
+    </form>
+  );
+}
+
+/** 问题类型: one of the feedback categories. */
+function CategoryField({ value, onChange }: { value: Category; onChange: (c: Category) => void }) {
+  return (
+    <label className="block">
+      <span className="mb-1 block text-sm">问题类型</span>
+      <select className="select w-full" value={value} onChange={(e) => onChange(e.target.value as Category)}>
+        {Object.entries(FEEDBACK_CATEGORIES).map(([key, label]) => (
+          <option key={key} value={key}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

@@ -29,24 +29,7 @@ import { cashierReturn, withoutCashierReturn } from '../../app/user/wechat-pay';
 /** `/user/profile`: the member, balances per merchant (principal and bonus), recharge, and the end-user pages. */
 export default function UserProfileScreen({ route }: ScreenProps) {
   const [, navigate] = useLocation();
-  const search = useSearch();
-  const init = useMemo(() => {
-    const q = new URLSearchParams(search);
-    const returned = cashierReturn(search);
-    const merchant = Number(q.get('recharge'));
-    return {
-      returned,
-      merchantId: merchant > 0 ? merchant : null,
-      back: q.get('back'),
-      path: `/user/profile${withoutCashierReturn(search)}`,
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- read once per mount
-  }, []);
-  // The cashier's additions are read once; drop them from the address after mounting so a reload does not replay
-  // them (changing the URL during the first render would make React render again without them).
-  useEffect(() => {
-    if (init.returned) navigate(init.path, { replace: true });
-  }, [init, navigate]);
+  const init = useProfileAddress(navigate);
   const profile = useRequest(userApi.profile, init.merchantId ?? undefined);
   const qrSrc = useQrSvg(profile.data?.member.code);
   const recharge = useRechargeActor({
@@ -56,17 +39,8 @@ export default function UserProfileScreen({ route }: ScreenProps) {
     navigate,
     onRecharged: () => profile.refresh(),
   });
-  const rechargeMerchant = useSelector(recharge, selectRechargeMerchant);
   const rechargeDone = useSelector(recharge, selectRechargeDone);
-  const sheetOpen = useSelector(recharge, selectSheetOpen);
-  const loadingPackages = useSelector(recharge, selectLoadingPackages);
-  const progress = useSelector(recharge, selectProgress);
-  const packages = useSelector(recharge, selectPackages);
   const notice = useSelector(recharge, selectNotice);
-  const rechargeError = useSelector(recharge, selectRechargeError);
-  const canRetry = useSelector(recharge, selectCanRetryRecharge);
-  const merchantName =
-    profile.data?.wallets.find((w) => w.merchant_id === rechargeMerchant)?.merchant_name ?? '';
 
   let body;
   if (profile.loading && !profile.data) body = <Loading />;
@@ -87,20 +61,7 @@ export default function UserProfileScreen({ route }: ScreenProps) {
     const { member, wallets } = profile.data;
     body = (
       <>
-        <section className="flex items-center gap-4 rounded-box bg-base-100 p-4">
-          <div className="avatar avatar-placeholder">
-            <div className="w-14 rounded-full bg-success text-success-content">
-              {member.avatar_url ? (
-                <img src={member.avatar_url} alt="" />
-              ) : (
-                <span className="text-xl">{member.nickname.slice(0, 1) || '微'}</span>
-              )}
-            </div>
-          </div>
-          <p className="text-lg font-semibold" data-testid="member-name">
-            {member.nickname || '微信用户'}
-          </p>
-        </section>
+        <MemberHeader member={member} />
         <MemberCodeCard code={member.code} qrSrc={qrSrc} />
         {init.back && rechargeDone && (
           <button
@@ -111,34 +72,10 @@ export default function UserProfileScreen({ route }: ScreenProps) {
             返回支付
           </button>
         )}
-        <section className="space-y-2">
-          <h2 className="text-sm font-medium text-base-content/70">我的余额</h2>
-          {wallets.length === 0 && (
-            <EmptyState icon="" title="暂无余额" description="在设备页面扫码后即可充值" />
-          )}
-          {wallets.map((w) => (
-            <div
-              key={w.merchant_id}
-              className="flex items-center justify-between rounded-box bg-base-100 p-4"
-              data-testid={`wallet-${w.merchant_id}`}
-            >
-              <div>
-                <p className="text-sm text-base-content/70">{w.merchant_name}</p>
-                <Money fen={w.balance_fen} className="text-2xl font-semibold" />
-                <p className="text-xs text-base-content/50">
-                  本金 <Money fen={w.principal_fen} /> · 赠送 <Money fen={w.bonus_fen} />
-                </p>
-              </div>
-              <button
-                type="button"
-                className="btn btn-primary btn-sm"
-                onClick={() => recharge.send({ type: 'recharge.open', merchant_id: w.merchant_id })}
-              >
-                充值
-              </button>
-            </div>
-          ))}
-        </section>
+        <Wallets
+          wallets={wallets}
+          onRecharge={(merchant_id) => recharge.send({ type: 'recharge.open', merchant_id })}
+        />
         <MenuList
           items={[
             { label: '使用中', icon: 'clock', onClick: () => navigate('/user/using') },
@@ -165,17 +102,120 @@ export default function UserProfileScreen({ route }: ScreenProps) {
         )}
         {body}
       </main>
-      <RechargeSheet
-        open={sheetOpen}
-        merchantName={merchantName}
-        packages={packages}
-        loading={loadingPackages}
-        progress={progress}
-        error={rechargeError?.message ?? null}
-        onSelect={(package_id) => recharge.send({ type: 'package.select', package_id })}
-        onRetry={canRetry ? () => recharge.send({ type: 'retry' }) : undefined}
-        onClose={() => recharge.send({ type: 'recharge.close' })}
-      />
+      <ProfileRechargeSheet recharge={recharge} wallets={profile.data?.wallets ?? []} />
     </UserPage>
+  );
+}
+
+/**
+ * What the address says, read once per mount: back from the cashier (`order_no=` or `pay=cancel`), the merchant to
+ * recharge at (`?recharge=`), where 返回 goes (`?back=`), and this page's own path without the cashier's additions.
+ */
+function useProfileAddress(navigate: (to: string, opts?: { replace?: boolean }) => void) {
+  const search = useSearch();
+  const init = useMemo(() => {
+    const q = new URLSearchParams(search);
+    const returned = cashierReturn(search);
+    const merchant = Number(q.get('recharge'));
+    return {
+      returned,
+      merchantId: merchant > 0 ? merchant : null,
+      back: q.get('back'),
+      path: `/user/profile${withoutCashierReturn(search)}`,
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- read once per mount
+  }, []);
+  // The cashier's additions are read once; drop them from the address after mounting so a reload does not replay
+  // them (changing the URL during the first render would make React render again without them).
+  useEffect(() => {
+    if (init.returned) navigate(init.path, { replace: true });
+  }, [init, navigate]);
+  return init;
+}
+
+type Profile = Awaited<ReturnType<typeof userApi.profile>>;
+
+/** The avatar (or the nickname's first character) and the nickname. */
+function MemberHeader({ member }: { member: Profile['member'] }) {
+  return (
+    <section className="flex items-center gap-4 rounded-box bg-base-100 p-4">
+      <div className="avatar avatar-placeholder">
+        <div className="w-14 rounded-full bg-success text-success-content">
+          {member.avatar_url ? (
+            <img src={member.avatar_url} alt="" />
+          ) : (
+            <span className="text-xl">{member.nickname.slice(0, 1) || '微'}</span>
+          )}
+        </div>
+      </div>
+      <p className="text-lg font-semibold" data-testid="member-name">
+        {member.nickname || '微信用户'}
+      </p>
+    </section>
+  );
+}
+
+/** 我的余额: one card per merchant (balance, principal and bonus) with 充值. */
+function Wallets({
+  wallets,
+  onRecharge,
+}: {
+  wallets: Profile['wallets'];
+  onRecharge: (merchantId: number) => void;
+}) {
+  return (
+    <section className="space-y-2">
+      <h2 className="text-sm font-medium text-base-content/70">我的余额</h2>
+      {wallets.length === 0 && <EmptyState icon="" title="暂无余额" description="在设备页面扫码后即可充值" />}
+      {wallets.map((w) => (
+        <div
+          key={w.merchant_id}
+          className="flex items-center justify-between rounded-box bg-base-100 p-4"
+          data-testid={`wallet-${w.merchant_id}`}
+        >
+          <div>
+            <p className="text-sm text-base-content/70">{w.merchant_name}</p>
+            <Money fen={w.balance_fen} className="text-2xl font-semibold" />
+            <p className="text-xs text-base-content/50">
+              本金 <Money fen={w.principal_fen} /> · 赠送 <Money fen={w.bonus_fen} />
+            </p>
+          </div>
+          <button type="button" className="btn btn-primary btn-sm" onClick={() => onRecharge(w.merchant_id)}>
+            充值
+          </button>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+/** The recharge machine's sheet: the merchant's packages, progress, error and retry. */
+function ProfileRechargeSheet({
+  recharge,
+  wallets,
+}: {
+  recharge: ReturnType<typeof useRechargeActor>;
+  wallets: Profile['wallets'];
+}) {
+  const rechargeMerchant = useSelector(recharge, selectRechargeMerchant);
+  const sheetOpen = useSelector(recharge, selectSheetOpen);
+  const loadingPackages = useSelector(recharge, selectLoadingPackages);
+  const progress = useSelector(recharge, selectProgress);
+  const packages = useSelector(recharge, selectPackages);
+  const rechargeError = useSelector(recharge, selectRechargeError);
+  const canRetry = useSelector(recharge, selectCanRetryRecharge);
+  const merchantName = wallets.find((w) => w.merchant_id === rechargeMerchant)?.merchant_name ?? '';
+  return (
+    <RechargeSheet
+      open={sheetOpen}
+      merchantName={merchantName}
+      packages={packages}
+      loading={loadingPackages}
+      progress={progress}
+      error={rechargeError?.message ?? null}
+      onSelect={(package_id) => recharge.send({ type: 'package.select', package_id })}
+      onRetry={canRetry ? () => recharge.send({ type: 'retry' }) : undefined}
+      onClose={() => recharge.send({ type: 'recharge.close' })}
+    />
   );
 }
