@@ -80,7 +80,6 @@ const ROUTE_TABLE_FILES = [
 const NOT_YET_SPLIT = [
   'server/services/devices/devices.service.ts createDevicesService',
   'server/services/devices/simulator.gateway.ts createSimulatorGateway',
-  'server/services/orders/refund-worker.ts createRefundWorker',
   'src/screens/employee/cash-recharge.tsx CashRechargeScreen',
   'src/screens/employee/remote-start.tsx RemoteStartScreen',
 ];

@@ -8,7 +8,8 @@ import { RemoteStartRequestSchema } from '../../../src/domain/device-control.sch
 import { staffOf } from '../../auth/staff.middleware';
 import type { AppEnv } from '../../context';
 import { parseJson, parseParam } from '../../lib/validate';
-import { requireAnyFeature, requiredIdempotencyKey } from '../employee/staff-scope';
+import { requiredIdempotencyKey } from '../../lib/idempotency-key';
+import { requireAnyFeature } from '../employee/staff-scope';
 import { remoteStart, remoteStop } from './remote-start';
 
 export function deviceControlRoutes() {

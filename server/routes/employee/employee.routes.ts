@@ -15,13 +15,15 @@ import {
 import { BoardQuerySchema, type DeviceBoard } from '../../../src/domain/device-control.schema';
 import { merchantWhere, staffOf } from '../../auth/staff.middleware';
 import type { AppEnv } from '../../context';
-import { devices, packages, venues } from '../../db/schema';
+import { devices, venues } from '../../db/schema';
 import { notFound } from '../../lib/errors';
 import { parseJson, parseQuery } from '../../lib/validate';
 import { deviceBoard } from '../device-control/staff-sessions';
 import { startStatus } from '../device-control/remote-start';
 import { assertMerchantExists, cashRecharge, memberAt, todaysCashRecharges } from './cash-recharge';
-import { actingMerchant, requireAnyFeature, requiredIdempotencyKey } from './staff-scope';
+import { requiredIdempotencyKey } from '../../lib/idempotency-key';
+import { actingMerchant, requireAnyFeature } from './staff-scope';
+import { activePackages } from '../packages/package-rows';
 
 const MerchantQuerySchema = z.object({ merchant_id: QueryIdSchema.optional() });
 const OrderNoSchema = z.string().regex(/^[CR]\d{24}$/, '订单号格式有误');
@@ -41,16 +43,7 @@ export function employeeRoutes() {
   r.get('/packages', cashDesk, async (c) => {
     const staff = staffOf(c);
     const merchantId = actingMerchant(staff, parseQuery(c, MerchantQuerySchema).merchant_id);
-    const items: EmployeePackage[] = await c.var.deps.db
-      .select({
-        id: packages.id,
-        name: packages.name,
-        pay_fen: packages.pay_fen,
-        bonus_fen: packages.bonus_fen,
-      })
-      .from(packages)
-      .where(and(eq(packages.merchant_id, merchantId), eq(packages.active, true)))
-      .orderBy(asc(packages.sort), asc(packages.pay_fen), asc(packages.id));
+    const items: EmployeePackage[] = await activePackages(c.var.deps.db, merchantId);
     return c.json({ items });
   });
 

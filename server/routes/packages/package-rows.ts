@@ -1,5 +1,6 @@
 /** Reading recharge packages as the staff API answers them (one mapper), scoped to the signed-in staff. */
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { RechargePackage } from '../../../src/domain/api';
 import type { Package } from '../../../src/domain/packages.schema';
 import { assertOwnMerchant } from '../../auth/staff.middleware';
 import type { StaffAuth } from '../../context';
@@ -59,4 +60,18 @@ export async function packagesOf(db: Db | Tx, merchantId: number): Promise<Packa
     .where(eq(packages.merchant_id, merchantId))
     .orderBy(...packageOrder);
   return rows.map(toPackage);
+}
+
+/** A merchant's active packages as a recharge offers them (the member's sheet, the cash desk), in their order. */
+export async function activePackages(db: Db, merchantId: number): Promise<RechargePackage[]> {
+  return db
+    .select({
+      id: packages.id,
+      name: packages.name,
+      pay_fen: packages.pay_fen,
+      bonus_fen: packages.bonus_fen,
+    })
+    .from(packages)
+    .where(and(eq(packages.merchant_id, merchantId), eq(packages.active, true)))
+    .orderBy(...packageOrder);
 }

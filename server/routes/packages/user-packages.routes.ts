@@ -3,13 +3,12 @@
  * member's recharge sheet shows them.
  */
 import { Hono } from 'hono';
-import { and, eq, asc } from 'drizzle-orm';
 import { z } from 'zod';
-import { QueryIdSchema, type RechargePackage } from '../../../src/domain/api';
+import { QueryIdSchema } from '../../../src/domain/api';
 import type { AppEnv } from '../../context';
-import { packages } from '../../db/schema';
 import { parseQuery } from '../../lib/validate';
 import { memberOf, requireMember } from '../../member/member.middleware';
+import { activePackages } from './package-rows';
 
 const MerchantQuerySchema = z.object({ merchant_id: QueryIdSchema });
 
@@ -19,16 +18,7 @@ export function userPackagesRoutes(): Hono<AppEnv> {
   r.get('/packages', requireMember(), async (c) => {
     memberOf(c);
     const { merchant_id } = parseQuery(c, MerchantQuerySchema);
-    const items: RechargePackage[] = await c.var.deps.db
-      .select({
-        id: packages.id,
-        name: packages.name,
-        pay_fen: packages.pay_fen,
-        bonus_fen: packages.bonus_fen,
-      })
-      .from(packages)
-      .where(and(eq(packages.merchant_id, merchant_id), eq(packages.active, true)))
-      .orderBy(asc(packages.sort), asc(packages.pay_fen), asc(packages.id));
+    const items = await activePackages(c.var.deps.db, merchant_id);
     return c.json({ items });
   });
 
