@@ -79,7 +79,6 @@ const ROUTE_TABLE_FILES = [
  */
 const NOT_YET_SPLIT = [
   'server/services/devices/devices.service.ts createDevicesService',
-  'src/screens/employee/cash-recharge.tsx CashRechargeScreen',
   'src/screens/employee/remote-start.tsx RemoteStartScreen',
 ];
 

@@ -8,10 +8,10 @@ import { employeeApi } from '../../http/employee-api';
 import { toOutcome } from '../../http/outcome';
 import { selectCashSteps } from '../../machines/cash-recharge.selectors';
 import { cashRechargeMachine, creditOf, type CashRechargeBody } from '../../machines/cash-recharge.machine';
-import { ConfirmDialog, Loading, Money } from '../../ui';
-import { FormField } from '../../ui/form-field';
+import { ConfirmDialog, Loading } from '../../ui';
 import { StaffPage } from '../shared/staff-page';
-import { MemberCard, PackagePicker, TodaysCash } from './parts/cash-recharge-parts';
+import { MemberCard, TodaysCash } from './parts/cash-recharge-parts';
+import { CashResult, CodeEntry, CreditForm } from './parts/cash-desk-steps';
 import { CodeScanner, canScanCodes } from './parts/code-scanner';
 
 const newKey = () =>
@@ -51,45 +51,7 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
   const credit = creditOf(c, pkgs);
 
   let top;
-  if (is.entering)
-    top = (
-      <form
-        className="space-y-2 rounded-box bg-base-100 p-4"
-        onSubmit={(e) => {
-          e.preventDefault();
-          send({ type: 'code.submit' });
-        }}
-      >
-        <FormField label="会员码" error={c.message ?? undefined} hint="请顾客打开「我的」页面出示会员码">
-          {(id) => (
-            <input
-              id={id}
-              className="input input-lg w-full font-mono tracking-widest"
-              inputMode="numeric"
-              autoComplete="off"
-              placeholder="8 位数字"
-              maxLength={12}
-              value={c.code}
-              onChange={(e) => send({ type: 'code.change', value: e.target.value })}
-            />
-          )}
-        </FormField>
-        <div className="flex gap-2">
-          <button type="submit" className="btn btn-primary flex-1">
-            查询会员
-          </button>
-          {c.canScan && (
-            <button
-              type="button"
-              className="btn btn-outline flex-1"
-              onClick={() => send({ type: 'scan.start' })}
-            >
-              扫码
-            </button>
-          )}
-        </div>
-      </form>
-    );
+  if (is.entering) top = <CodeEntry c={c} send={send} />;
   else if (is.scanning)
     top = (
       <CodeScanner
@@ -99,89 +61,12 @@ export default function CashRechargeScreen({ route }: ScreenProps) {
       />
     );
   else if (is.lookingUp) top = <Loading label="正在查询会员…" />;
-  else if (done && c.result)
-    top = (
-      <div className="space-y-3 rounded-box bg-base-100 p-4 text-center" data-testid="cash-result">
-        <p className="text-lg font-semibold text-success">充值成功</p>
-        <p className="text-sm">
-          {c.result.member.nickname} 收现金 <Money fen={c.result.order.amount_fen} />
-          {c.result.order.bonus_fen > 0 && (
-            <>
-              ，赠送 <Money fen={c.result.order.bonus_fen} />
-            </>
-          )}
-        </p>
-        <p>
-          本店余额 <Money fen={c.result.member.balance_fen} className="text-2xl font-semibold" />
-        </p>
-        <button type="button" className="btn btn-primary btn-block" onClick={() => send({ type: 'next' })}>
-          继续充值
-        </button>
-      </div>
-    );
+  else if (done && c.result) top = <CashResult result={c.result} send={send} />;
   else if (c.member)
     top = (
       <div className="space-y-3">
         <MemberCard member={c.member} onClear={() => send({ type: 'member.clear' })} />
-        <div className="space-y-3 rounded-box bg-base-100 p-4">
-          <PackagePicker
-            packages={pkgs}
-            selected={c.packageId}
-            onSelect={(id) => send({ type: 'package.select', id })}
-          />
-          <FormField label="或输入金额（元）" error={c.errors.amount_fen}>
-            {(id) => (
-              <input
-                id={id}
-                className="input w-full"
-                inputMode="decimal"
-                placeholder="例如 50"
-                value={c.amountText}
-                onChange={(e) => send({ type: 'amount.change', value: e.target.value })}
-              />
-            )}
-          </FormField>
-          <FormField label="备注" error={c.errors.note}>
-            {(id) => (
-              <input
-                id={id}
-                className="input w-full"
-                placeholder="必填，如：前台收现"
-                maxLength={200}
-                value={c.note}
-                onChange={(e) => send({ type: 'note.change', value: e.target.value })}
-              />
-            )}
-          </FormField>
-          {c.message && (
-            <div role="alert" className="alert alert-error text-sm">
-              {c.message}
-            </div>
-          )}
-          {is.failed ? (
-            <div className="flex gap-2">
-              <button type="button" className="btn flex-1" onClick={() => send({ type: 'cancel' })}>
-                返回修改
-              </button>
-              <button
-                type="button"
-                className="btn btn-primary flex-1"
-                onClick={() => send({ type: 'retry' })}
-              >
-                重试
-              </button>
-            </div>
-          ) : (
-            <button
-              type="button"
-              className="btn btn-primary btn-block"
-              disabled={is.submitting}
-              onClick={() => send({ type: 'recharge.submit' })}
-            >
-              {is.submitting ? '正在充值…' : '确认充值'}
-            </button>
-          )}
-        </div>
+        <CreditForm c={c} send={send} packages={pkgs} failed={is.failed} submitting={is.submitting} />
       </div>
     );
 
