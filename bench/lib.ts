@@ -115,6 +115,8 @@ export async function startServerProcess(
     env: {
       ...process.env,
       PORT: String(port),
+      // Its own embedded MQTT broker on a free port (several servers run side by side).
+      MQTT_PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: path.join(ctx.workDir, `${name}-db`),
       DATABASE_URL: '',

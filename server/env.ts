@@ -91,11 +91,55 @@ export const EnvSchema = z.object({
       v === undefined || v === '' ? undefined : v === true || v === '1' || v === 'true' || v === 'yes',
     ),
   // ---- end WeChat
+  // ---- Devices over MQTT (docs/device-protocol.md)
+  /** An external broker for the gateway (mqtt:// or mqtts://, credentials in the URL); none = the embedded one. */
+  MQTT_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^(mqtts?|wss?):\/\/[^/]/, 'MQTT_URL 必须以 mqtt://、mqtts://、ws:// 或 wss:// 开头')
+      .optional(),
+  ),
+  /** Port of the embedded broker; default 1883 (any free port when PORT=0 or in tests). */
+  MQTT_PORT: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(0, 'MQTT_PORT 必须是 0 到 65535 的整数').max(65535).optional(),
+  ),
+  /** The server's secret on the embedded broker (another API instance connects with it); random when unset. */
+  MQTT_SERVER_SECRET: z.preprocess(
+    emptyToUndefined,
+    z.string().min(16, 'MQTT_SERVER_SECRET 至少 16 个字符').optional(),
+  ),
+  /**
+   * With MQTT_URL: this instance's own client id on the broker, for a persistent session (what devices publish
+   * while the server restarts is queued for it). Each API instance needs its own; none = a clean session.
+   */
+  MQTT_CLIENT_ID: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'MQTT_CLIENT_ID 只能包含字母、数字、_ 和 -（最多 64 个）')
+      .optional(),
+  ),
+  /** Subscribe through MQTT 5 shared subscriptions `$share/scango/` (a broker that has them, e.g. Mosquitto). */
+  MQTT_SHARED: bool(false),
+  /** Simulate the devices staff issued no secret as MQTT clients; on by default, only with the embedded broker. */
+  DEVICE_SIMULATOR: z
+    .union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no', ''])])
+    .optional()
+    .transform((v) =>
+      v === undefined || v === '' ? undefined : v === true || v === '1' || v === 'true' || v === 'yes',
+    ),
+  // ---- end MQTT
 });
 
 /** What callers pass in: raw strings from process.env, or typed overrides from tests. */
 export type EnvInput = { [K in keyof z.input<typeof EnvSchema>]?: z.input<typeof EnvSchema>[K] | string };
-export type Env = z.output<typeof EnvSchema> & { PUBLIC_URL: string };
+export type Env = Omit<z.output<typeof EnvSchema>, 'MQTT_PORT' | 'DEVICE_SIMULATOR'> & {
+  PUBLIC_URL: string;
+  MQTT_PORT: number;
+  DEVICE_SIMULATOR: boolean;
+};
 
 export class EnvError extends Error {
   constructor(readonly issues: string[]) {
@@ -126,5 +170,11 @@ export function parseEnv(
   }
   const env = parsed.data;
   const port = env.PORT || 8080;
-  return { ...env, PUBLIC_URL: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '') };
+  return {
+    ...env,
+    PUBLIC_URL: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    // Tests and PORT=0 servers run side by side: their brokers take any free port too.
+    MQTT_PORT: env.MQTT_PORT ?? (env.PORT === 0 || env.NODE_ENV === 'test' ? 0 : 1883),
+    DEVICE_SIMULATOR: env.DEVICE_SIMULATOR ?? env.MQTT_URL === undefined,
+  };
 }

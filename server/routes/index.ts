@@ -8,6 +8,7 @@ import type { AppEnv } from '../context';
 import { authRoutes } from './auth/auth.routes';
 import { deviceControlRoutes } from './device-control/device-control.routes';
 import { devicesRoutes } from './devices/devices.routes';
+import { deviceSecretRoutes } from './devices/device-secret.routes';
 import { employeeRoutes } from './employee/employee.routes';
 import { merchantsRoutes } from './merchants/merchants.routes';
 import { packagesRoutes } from './packages/packages.routes';
@@ -47,6 +48,7 @@ export const ROUTES: readonly RouteRow[] = [
   // Start and stop first: the devices resource guards all its paths with merchant.devices, employees may start too.
   ['/backend/merchant/devices', deviceControlRoutes],
   ['/backend/merchant/devices', devicesRoutes],
+  ['/backend/merchant/devices', deviceSecretRoutes],
   ['/backend/merchant/venues', venuesRoutes],
   ['/backend/merchant/packages', packagesRoutes],
   ['/backend/admin/merchants', merchantsRoutes],

@@ -21,27 +21,31 @@ function sandboxMode(deps: AppDeps): boolean {
 export function devicesSandboxRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.post('/:id/mode', async (c) => {
-    const { deps } = c.var;
+  /** The simulated device `:id` and the gateway steering it; 404 when nothing simulates it. */
+  async function simulated(deps: AppDeps, id: number) {
     const gateway = deps.devices?.gateway;
     if (!sandboxMode(deps) || !gateway || !isControllable(gateway)) throw notFound('接口不存在');
-    const id = parseParam(c, 'id');
-    const { mode } = await parseJson(c, ModeBody);
     const [d] = await deps.db.select({ serial: devices.serial }).from(devices).where(eq(devices.id, id));
     if (!d) throw notFound('设备不存在');
-    gateway.setMode(d.serial, mode);
+    // A device staff issued a secret (real hardware), or no simulator running (MQTT_URL): nothing to steer.
+    if (gateway.simulates && !gateway.simulates(d.serial)) throw notFound('该设备不由模拟器代管');
+    return { gateway, serial: d.serial };
+  }
+
+  app.post('/:id/mode', async (c) => {
+    const { deps } = c.var;
+    const id = parseParam(c, 'id');
+    const { mode } = await parseJson(c, ModeBody);
+    const { gateway, serial } = await simulated(deps, id);
+    await gateway.setMode(serial, mode);
     await deps.devices!.settle();
-    return c.json({ device_id: id, serial: d.serial, mode });
+    return c.json({ device_id: id, serial, mode });
   });
 
   app.get('/:id/mode', async (c) => {
-    const { deps } = c.var;
-    const gateway = deps.devices?.gateway;
-    if (!sandboxMode(deps) || !gateway || !isControllable(gateway)) throw notFound('接口不存在');
     const id = parseParam(c, 'id');
-    const [d] = await deps.db.select({ serial: devices.serial }).from(devices).where(eq(devices.id, id));
-    if (!d) throw notFound('设备不存在');
-    return c.json({ device_id: id, serial: d.serial, mode: gateway.getMode(d.serial) });
+    const { gateway, serial } = await simulated(c.var.deps, id);
+    return c.json({ device_id: id, serial, mode: gateway.getMode(serial) });
   });
 
   return app;

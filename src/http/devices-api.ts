@@ -8,6 +8,7 @@ import type {
   DevicesCreated,
   DeviceUpdate,
 } from '../domain/devices.schema';
+import type { DeviceCredentials, DeviceSecretIssued } from '../domain/device-secret.schema';
 import { http } from './client';
 import { queryString } from './query-string';
 
@@ -19,4 +20,8 @@ export const devicesApi = {
   /** One device (answers the device) or, with `count`, a batch (answers `{ items }`). */
   create: (body: DeviceCreate) => http.post<Device | DevicesCreated>('/merchant/devices', body),
   update: (id: number, body: DeviceUpdate) => http.put<Device>(`/merchant/devices/${id}`, body),
+  /** The device's MQTT username and broker; never the secret. */
+  credentials: (id: number) => http.get<DeviceCredentials>(`/merchant/devices/${id}/credentials`),
+  /** A new secret, answered this once; the old one stops working at once. */
+  rotateSecret: (id: number) => http.post<DeviceSecretIssued>(`/merchant/devices/${id}/secret`, {}),
 };

@@ -5,6 +5,9 @@
  * Node's fetch family. Import it first, in a file marked `// @vitest-environment node`.
  */
 import { Window } from 'happy-dom';
+// Loaded before the DOM globals exist: mqtt.js decides once, at load, whether it runs in a browser (then it would
+// not speak TCP), and the server in process speaks MQTT over TCP to its embedded broker.
+import 'mqtt';
 
 const win = new Window({ url: 'http://localhost:3000' });
 const g = globalThis as Record<string, unknown>;

@@ -3,9 +3,11 @@
  * opens their label sheet and its print view (print media), whose first QR code, rasterised by the browser, decodes
  * to that device's pay link; moves a device (the label warning, then the new code) and opens the old label's link,
  * which says the device moved. Then one device's code is downloaded as PNG and as SVG (both decode to its pay link)
- * and the labels of a whole venue are printed.
+ * and the labels of a whole venue are printed. On a device's edit sheet the merchant generates a new MQTT secret
+ * (confirmed first), sees it once, and the device connects to the broker with it.
  */
 import jsQR from 'jsqr';
+import mqtt from 'mqtt';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +133,48 @@ describe('devices and QR labels', () => {
         .evaluateAll((els) => els.map((e) => e.dataset.payUrl));
       expect(urls.every((u) => u?.endsWith('&venue_id=2'))).toBe(true);
       expect(urls).toContain(link);
+      expect(logs.filter((l) => l.type === 'pageerror')).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('generates a device secret on its edit sheet: confirmed first, shown once, and the device connects with it', async () => {
+    const { page, context, console: logs } = await newPhonePage(browser);
+    try {
+      await loginAs(page, app.url, 'merchant');
+      await page.goto(`${app.url}/merchant/devices`);
+      const row = page.getByTestId('device-row').filter({ hasText: '广场 2 号充电桩' });
+      await row.getByRole('button', { name: '编辑' }).click();
+      const panel = page.getByRole('region', { name: '设备密钥' });
+      await panel.getByText('XH-CP-0002').waitFor();
+      await panel.getByRole('button', { name: '生成新密钥' }).click();
+      await panel.getByText(/旧密钥立即失效/).waitFor();
+      await screenshot(page, 'devices-secret-confirm');
+      await panel.getByRole('button', { name: '确认生成' }).press('Enter');
+      const code = panel.getByTestId('device-secret');
+      await code.waitFor();
+      const secret = (await code.textContent())!.trim();
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      await screenshot(page, 'devices-secret-shown');
+      // The embedded broker takes the new secret for that serial, and nothing else.
+      const broker = (app.server.deps as { devices: { gateway: { brokerUrl: string } } }).devices.gateway
+        .brokerUrl;
+      const opts = { username: 'XH-CP-0002', reconnectPeriod: 0, connectTimeout: 5000 } as const;
+      const device = await mqtt.connectAsync(broker, { ...opts, clientId: 'e2e-secret', password: secret });
+      expect(device.connected).toBe(true);
+      await device.endAsync();
+      await expect(
+        mqtt.connectAsync(broker, { ...opts, clientId: 'e2e-bad', password: 'x' }),
+      ).rejects.toThrow();
+      // Shown once: the sheet opened again says a secret is set, without showing it.
+      await page.keyboard.press('Escape');
+      await row.getByRole('button', { name: '编辑' }).click();
+      await page
+        .getByRole('region', { name: '设备密钥' })
+        .getByText(/已设置/)
+        .waitFor();
+      expect(await page.content()).not.toContain(secret);
       expect(logs.filter((l) => l.type === 'pageerror')).toEqual([]);
     } finally {
       await context.close();

@@ -74,6 +74,9 @@ export const devices = pgTable(
       .notNull()
       .default('idle'),
     last_heartbeat_at: ts(),
+    /** SHA-256 (hex) of the device's MQTT secret; the secret itself is shown once and never stored (docs/device-protocol.md). */
+    secret_hash: text(),
+    secret_rotated_at: ts(),
     created_at: createdAt(),
   },
   (t) => [

@@ -4,15 +4,14 @@
  * deadlines and unsent start commands from the database. Nothing here is kept only in memory: a restarted or a
  * second instance picks up where the first left off.
  */
-import { and, asc, eq, inArray, isNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { device_sessions, devices } from '../../db/schema';
 import type { DeviceGateway, GatewayEvent } from './gateway';
+import { createEventHandler } from './device-events';
 import {
   endSession,
   failSession,
-  markRunning,
-  parseCommandId,
   REFUND_REASONS,
   startCommandId,
   stopCommandId,
@@ -90,55 +89,7 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
     await gateway.start(s.serial, s.minutes, startCommandId(s.id));
   }
 
-  async function onAck(commandId: string, at: Date) {
-    const cmd = parseCommandId(commandId);
-    if (!cmd || cmd.kind !== 'start') return;
-    const started = await db.transaction((tx) => markRunning(tx, cmd.session_id, at));
-    if (started) return;
-    // Acknowledged after the session failed (deadline passed, money refunded): nobody paid for this run.
-    const [s] = await db
-      .select({
-        id: device_sessions.id,
-        device_id: device_sessions.device_id,
-        status: device_sessions.status,
-      })
-      .from(device_sessions)
-      .where(eq(device_sessions.id, cmd.session_id));
-    if (s && s.status === 'failed') await sendStop(s);
-  }
-
-  async function onRefused(commandId: string, at: Date) {
-    const cmd = parseCommandId(commandId);
-    if (!cmd || cmd.kind !== 'start') return;
-    await db.transaction((tx) => failSession(tx, refundOrder, cmd.session_id, REFUND_REASONS.refused, at));
-  }
-
-  async function handle(event: GatewayEvent): Promise<void> {
-    switch (event.type) {
-      case 'ack':
-        return onAck(event.command_id, event.at);
-      case 'refused':
-        return onRefused(event.command_id, event.at);
-      case 'heartbeat': {
-        if (event.serials.length === 0) return;
-        // A device that comes back after an offline notice is idle again (or running, if a session is active).
-        await db
-          .update(devices)
-          .set({
-            last_heartbeat_at: event.at,
-            status: sql`case when ${devices.status} = 'offline' then (case when exists (select 1 from ${device_sessions} where ${device_sessions.device_id} = ${devices.id} and ${device_sessions.status} in ('starting', 'running')) then 'running' else 'idle' end) else ${devices.status} end`,
-          })
-          .where(inArray(devices.serial, event.serials));
-        return;
-      }
-      case 'offline':
-        await db
-          .update(devices)
-          .set({ status: 'offline' })
-          .where(and(eq(devices.serial, event.serial), inArray(devices.status, ['idle', 'running'])));
-        return;
-    }
-  }
+  const handle = createEventHandler({ db, refundOrder, sendStop });
 
   /**
    * Applies a gateway event in the background, retrying a few times: an acknowledgement lost to a passing DB error

@@ -1,14 +1,15 @@
 /**
- * Wiring of the devices service into the server: builds the default `deps.devices` (embedded simulator, the money
- * `refundOrder`, SKIP LOCKED on PostgreSQL) and starts it with the server. Tests that build AppDeps by
- * hand call `createDevicesForDeps(deps)` themselves.
+ * Wiring of the devices service into the server: builds the default `deps.devices` (the MQTT gateway on the
+ * embedded broker or MQTT_URL, the simulated fleet as MQTT clients, the money `refundOrder`, SKIP LOCKED on
+ * PostgreSQL) and starts it with the server. Tests that build AppDeps by hand call `createDevicesForDeps(deps)`.
  */
+import { randomBytes } from 'node:crypto';
 import type { AppDeps, StartHook } from '../../context';
-import { devices as devicesTable } from '../../db/schema';
 import { refundOrder } from '../orders';
+import { simulatedSerials, verifyDeviceSecret } from './device-secrets';
 import { createDevicesService, type DevicesService } from './devices.service';
 import type { DeviceGateway } from './gateway';
-import { createSimulatorGateway, type SimulatorOptions } from './simulator.gateway';
+import { createMqttDevicesGateway, type MqttDevicesOptions } from './mqtt/mqtt-devices';
 
 declare module '../../context' {
   interface AppDeps {
@@ -19,23 +20,56 @@ declare module '../../context' {
 
 export interface DevicesForDepsOptions {
   gateway?: DeviceGateway;
-  simulator?: Omit<SimulatorOptions, 'listSerials' | 'now'>;
+  /** The simulated devices: answer delay (default 300 ms), heartbeat period (default 30 s); false = none. */
+  simulator?: { ackDelayMs?: number; heartbeatMs?: number; protocolVersion?: 4 | 5 } | false;
   tickMs?: number;
 }
 
-/** The default devices service for these deps: every device in the DB is simulated. */
+/**
+ * The default gateway for these deps: MQTT. Without MQTT_URL a broker runs in-process on MQTT_PORT and, unless
+ * DEVICE_SIMULATOR=false, every device staff have not issued a secret is simulated as an MQTT client (with a
+ * secret the simulator holds in memory and the broker checks in-process; a staff-issued secret is never touched);
+ * with MQTT_URL the server is a client of that broker and nothing is simulated.
+ */
+export function createDefaultGateway(
+  deps: AppDeps,
+  simulator: DevicesForDepsOptions['simulator'] = {},
+): DeviceGateway {
+  const { env } = deps;
+  const broker: MqttDevicesOptions['broker'] = env.MQTT_URL
+    ? {
+        embedded: false,
+        url: env.MQTT_URL,
+        shared: env.MQTT_SHARED,
+        ...(env.MQTT_CLIENT_ID ? { clientId: env.MQTT_CLIENT_ID } : {}),
+        protocolVersion: env.MQTT_SHARED ? 5 : 4,
+      }
+    : {
+        embedded: true,
+        port: env.MQTT_PORT,
+        host: env.HOST,
+        serverSecret: env.MQTT_SERVER_SECRET ?? randomBytes(32).toString('base64url'),
+        verifyDevice: (serial, secret) => verifyDeviceSecret(deps.db, serial, secret),
+      };
+  // The simulated devices authenticate in-process, so they need the embedded broker.
+  const simulate = simulator !== false && env.DEVICE_SIMULATOR && !env.MQTT_URL;
+  return createMqttDevicesGateway({
+    now: deps.now,
+    broker,
+    simulator: simulate
+      ? {
+          ...simulator,
+          listSerials: () => simulatedSerials(deps.db),
+        }
+      : false,
+  });
+}
+
+/** The default devices service for these deps. */
 export function createDevicesForDeps(deps: AppDeps, opts: DevicesForDepsOptions = {}): DevicesService {
-  const gateway =
-    opts.gateway ??
-    createSimulatorGateway({
-      ...opts.simulator,
-      now: deps.now,
-      listSerials: async () =>
-        (await deps.db.select({ serial: devicesTable.serial }).from(devicesTable)).map((d) => d.serial),
-    });
   return createDevicesService({
     db: deps.db,
-    gateway,
+    gateway: opts.gateway ?? createDefaultGateway(deps, opts.simulator),
     now: deps.now,
     refundOrder,
     tickMs: opts.tickMs,

@@ -1,6 +1,7 @@
 /**
- * The device gateway (docs/decisions.md D8): how the server talks to devices. The embedded simulator implements it
- * today; an MQTT adapter can implement the same interface later without touching sessions or routes.
+ * The device gateway (docs/decisions.md D8): how the server talks to devices. The MQTT gateway (mqtt/, the
+ * protocol of docs/device-protocol.md) is the default; the in-process simulator implements the same interface for
+ * unit tests that move the clock.
  *
  * Commands carry a `command_id` chosen by the caller and deterministic per session (`start-<session id>`), so a
  * command sent twice (dispatch after commit racing the scheduler's catch-up) is acknowledged twice with the same
@@ -17,7 +18,13 @@ export type GatewayEvent =
   /** Devices that reported in; batched because a broker delivers them in bursts. */
   | { type: 'heartbeat'; serials: string[]; at: Date }
   /** The device went away (an MQTT last-will message, or the simulator told to go offline). */
-  | { type: 'offline'; serial: string; at: Date };
+  | { type: 'offline'; serial: string; at: Date }
+  /** The device (re)connected: online at once, and a fault it reported earlier is cleared. */
+  | { type: 'online'; serial: string; at: Date }
+  /** The device reports that the session's run is over (its time is up, or it was stopped on the device). */
+  | { type: 'ended'; serial: string; session_id: number; at: Date }
+  /** The device reports a fault, during a session (it stops) or while idle. */
+  | { type: 'fault'; serial: string; session_id: number | null; code: string; message: string; at: Date };
 
 export type GatewayListener = (event: GatewayEvent) => void;
 
@@ -41,11 +48,19 @@ export interface DeviceGateway {
   /** Begin heartbeats and connections (called from the server's start hook). */
   open(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Staff issued the device a new secret (for real hardware): the broker drops its connection so the old secret
+   * stops working at once, and the embedded simulator stops standing in for that device.
+   */
+  secretIssued?(serial: string): Promise<void>;
+  /** Whether the built-in simulator stands in for this device (it holds a secret of its own for it). */
+  simulates?(serial: string): boolean;
 }
 
 /** A gateway that can also be steered (the simulator): tests and the sandbox control endpoint use it. */
 export interface ControllableGateway extends DeviceGateway {
-  setMode(serial: string, mode: DeviceMode): void;
+  /** Resolves once the gateway has seen the effect (an offline notice, or the device back online). */
+  setMode(serial: string, mode: DeviceMode): void | Promise<void>;
   getMode(serial: string): DeviceMode;
 }
 

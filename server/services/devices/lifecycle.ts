@@ -140,6 +140,7 @@ export async function stopRunningSession(
   refundOrder: RefundOrder,
   session_id: number,
   at: Date,
+  reason: string = REFUND_REASONS.stopped,
 ): Promise<SessionRow | null> {
   const [locked] = await tx
     .select()
@@ -164,7 +165,7 @@ export async function stopRunningSession(
     .returning();
   if (!s) return null;
   if (refund > 0) {
-    await refundOrder(tx, { order_id: s.order_id, amount_fen: refund, reason: REFUND_REASONS.stopped });
+    await refundOrder(tx, { order_id: s.order_id, amount_fen: refund, reason });
   } else {
     await tx
       .update(orders)

@@ -52,6 +52,8 @@ export async function startInstance(
     env: {
       ...process.env,
       PORT: String(port),
+      // Each instance runs its own embedded broker (and simulator) on a free port.
+      MQTT_PORT: '0',
       HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
       WECHAT_SANDBOX: 'true',

@@ -115,7 +115,7 @@ describe('remote start', () => {
   });
 
   it('no acknowledgement: no charge, a clear message, the cash back in the till', async () => {
-    gateway().setMode('XH-CP-0003', 'silent');
+    await gateway().setMode('XH-CP-0003', 'silent');
     const till = await cashTill();
     const pending = start(4, { price_id: 4, mode: 'cash' });
     await new Promise((r) => setTimeout(r, 300));
@@ -126,19 +126,19 @@ describe('remote start', () => {
     expect(res.body.message).toMatch(/设备未响应，未收费.*¥2\.00/);
     expect(res.body.details?.session).toMatchObject({ status: 'failed', refunded_fen: 200 });
     expect(await cashTill()).toBe(till);
-    gateway().setMode('XH-CP-0003', 'normal');
+    await gateway().setMode('XH-CP-0003', 'normal');
     await beat(t);
     await assertLedgerInvariants(t.deps.db, { settled: true });
   });
 
   it('a refusing device: 409, no charge; an offline device: 409 before anything is written', async () => {
-    gateway().setMode('XH-CP-0004', 'refuse');
+    await gateway().setMode('XH-CP-0004', 'refuse');
     const till = await cashTill();
     const refused = await start(5, { price_id: 4, mode: 'cash' });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('DEVICE_REFUSED');
     expect(await cashTill()).toBe(till);
-    gateway().setMode('XH-CP-0004', 'offline');
+    await gateway().setMode('XH-CP-0004', 'offline');
     await t.deps.devices!.settle();
     const before = await moneySnapshot(t);
     const offline = await start(5, { price_id: 4, mode: 'cash' });
@@ -146,7 +146,7 @@ describe('remote start', () => {
     expect(offline.body.code).toBe('DEVICE_OFFLINE');
     expect(offline.body.message).toMatch(/离线/);
     expect(await moneySnapshot(t)).toEqual(before);
-    gateway().setMode('XH-CP-0004', 'normal');
+    await gateway().setMode('XH-CP-0004', 'normal');
     await beat(t);
   });
 

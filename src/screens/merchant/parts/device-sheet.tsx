@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../../../ui';
 import { Sheet } from '../../../ui/sheet';
 import { DeviceAddForm, DeviceEditForm, DeviceMoveForm } from './device-form';
 import { DeviceQrPanel } from './device-labels';
+import { DeviceSecretPanel } from './device-secret';
 
 /** What the device sheet shows: add (one or a batch), edit, move, or a device's QR code (after a move: the new one). */
 export type Open =
@@ -80,7 +81,10 @@ export function DeviceSheet({
         <DeviceAddForm key={String(open.batch)} options={opts} batch={open.batch} onDone={added} />
       )}
       {open?.kind === 'edit' && opts && (
-        <DeviceEditForm device={open.device} options={opts} onDone={edited} />
+        <>
+          <DeviceEditForm device={open.device} options={opts} onDone={edited} />
+          <DeviceSecretPanel deviceId={open.device.id} />
+        </>
       )}
       {open?.kind === 'move' && opts && <DeviceMoveForm device={open.device} options={opts} onDone={moved} />}
       {open?.kind === 'qr' && (
