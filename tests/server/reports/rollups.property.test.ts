@@ -162,7 +162,10 @@ describe('daily rollups', () => {
           }
           await insertWorld(list);
           const first = await rollUpReports(db, TZ, NOW, { batchDays: 2 });
-          expect(first.rolled.length + first.unsettled.length).toBeGreaterThan(0);
+          // Only closed days roll: a world whose orders all fall on today (NOW's local day) has nothing to roll.
+          if (list.some((o) => o.day < 4)) {
+            expect(first.rolled.length + first.unsettled.length).toBeGreaterThan(0);
+          }
           expect(await freshDays()).toBe(first.rolled.length);
           expect((await rollUpReports(db, TZ, NOW)).rolled).toEqual([]);
           await expectRollupsEqualOrders('rolled');
