@@ -1,0 +1,161 @@
+/**
+ * The devices scheduler: sends unsent start commands, fails sessions whose acknowledgement deadline passed (with
+ * their refund) and ends sessions whose time is up, all read from the database on each tick. Nothing is kept only
+ * in memory: a restarted or a second instance picks up where the first left off.
+ */
+import { and, asc, eq, isNull, lte, notInArray, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client';
+import { device_sessions, devices } from '../../db/schema';
+import type { DeviceGateway } from './gateway';
+import { endSession, failSession, REFUND_REASONS, startCommandId, type RefundOrder } from './lifecycle';
+
+/** What the scheduler works with: the database, the gateway it sends commands to, the clock and the refund. */
+export interface SchedulerContext {
+  db: Db;
+  gateway: DeviceGateway;
+  now: () => Date;
+  refundOrder: RefundOrder;
+  /** PostgreSQL: lock due rows with SKIP LOCKED so several instances share the work. PGlite has one connection. */
+  skipLocked?: boolean;
+}
+
+export interface TickResult {
+  dispatched: number;
+  failed: number;
+  ended: number;
+}
+
+type DueStatus = 'starting' | 'running';
+
+const BATCH = 50;
+
+/**
+ * Sends the start command of a `starting` session. Safe to call twice or to race the scheduler: only the caller
+ * that marks `command_sent_at` sends.
+ */
+export async function dispatch(ctx: SchedulerContext, session_id: number): Promise<void> {
+  // Marked sent and the device's serial read in one statement: every pay's start command comes through here.
+  const res = (await ctx.db.execute(sql`
+      update ${device_sessions} set command_sent_at = ${ctx.now().toISOString()}::timestamptz
+      from ${devices}
+      where ${device_sessions.id} = ${session_id}::int and ${device_sessions.status} = 'starting'
+        and ${device_sessions.command_sent_at} is null and ${devices.id} = ${device_sessions.device_id}
+      returning ${device_sessions.id}, ${device_sessions.minutes}, ${devices.serial}`)) as unknown as {
+    rows: { id: number; minutes: number; serial: string }[];
+  };
+  const s = res.rows[0];
+  if (!s) return;
+  // A send that throws leaves the session `starting`: the deadline refunds it, which is the safe outcome.
+  await ctx.gateway.start(s.serial, s.minutes, startCommandId(s.id));
+}
+
+/** Ids of sessions due for a transition (no lock: each one is locked and re-checked in its own transaction). */
+async function dueIds(db: Db, status: DueStatus, at: Date, skip: Set<number>): Promise<number[]> {
+  const column = status === 'starting' ? device_sessions.ack_deadline : device_sessions.ends_at;
+  const rows = await db
+    .select({ id: device_sessions.id })
+    .from(device_sessions)
+    .where(
+      and(
+        eq(device_sessions.status, status),
+        lte(column, at),
+        skip.size > 0 ? notInArray(device_sessions.id, [...skip]) : undefined,
+      ),
+    )
+    .orderBy(asc(column))
+    .limit(BATCH);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Runs `step` on one due session in its own transaction, the row locked first (SKIP LOCKED on PostgreSQL, so
+ * another instance working on it is passed over, and re-checked to still be in `status`).
+ */
+async function claimAndStep(
+  ctx: SchedulerContext,
+  status: DueStatus,
+  id: number,
+  step: (tx: Tx, id: number) => Promise<boolean>,
+): Promise<boolean> {
+  return ctx.db.transaction(async (tx) => {
+    const q = tx
+      .select({ id: device_sessions.id })
+      .from(device_sessions)
+      .where(and(eq(device_sessions.id, id), eq(device_sessions.status, status)));
+    const [locked] = ctx.skipLocked ? await q.for('update', { skipLocked: true }) : await q.for('update');
+    return locked ? step(tx, id) : false;
+  });
+}
+
+/**
+ * Runs `step` on each due session, one transaction per session; one session that fails (a refund the money
+ * service refuses) is logged and skipped instead of blocking the others. Returns how many changed.
+ */
+async function drain(
+  ctx: SchedulerContext,
+  status: DueStatus,
+  at: Date,
+  step: (tx: Tx, id: number) => Promise<boolean>,
+): Promise<number> {
+  const skip = new Set<number>();
+  let done = 0;
+  for (;;) {
+    const ids = await dueIds(ctx.db, status, at, skip);
+    if (ids.length === 0) return done;
+    for (const id of ids) {
+      skip.add(id);
+      try {
+        if (await claimAndStep(ctx, status, id, step)) done++;
+      } catch (err) {
+        console.error(`device session ${id}: ${status} transition failed (retried next tick):`, err);
+      }
+    }
+  }
+}
+
+/** One scheduler pass: unsent commands, missed acknowledgement deadlines, sessions due to end. */
+export async function tick(ctx: SchedulerContext): Promise<TickResult> {
+  const at = ctx.now();
+  const result: TickResult = { dispatched: 0, failed: 0, ended: 0 };
+
+  const unsent = await ctx.db
+    .select({ id: device_sessions.id })
+    .from(device_sessions)
+    .where(and(eq(device_sessions.status, 'starting'), isNull(device_sessions.command_sent_at)))
+    .limit(BATCH);
+  for (const { id } of unsent) {
+    await dispatch(ctx, id);
+    result.dispatched++;
+  }
+
+  result.failed = await drain(ctx, 'starting', at, (tx, id) =>
+    failSession(tx, ctx.refundOrder, id, REFUND_REASONS.noAck, at),
+  );
+  result.ended = await drain(ctx, 'running', at, (tx, id) => endSession(tx, id, at));
+  return result;
+}
+
+/**
+ * Runs `pass` every `tickMs`, never two at once (a pass still running when the next is due skips that one); the
+ * returned function stops the timer and resolves once the pass in flight is over.
+ */
+export function runPeriodically(pass: () => Promise<unknown>, tickMs: number): () => Promise<void> {
+  let running = false;
+  let stopped = false;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = true;
+    inFlight = pass()
+      .catch((err) => console.error('device scheduler tick failed:', err))
+      .finally(() => {
+        running = false;
+      });
+  }, tickMs);
+  timer.unref?.();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await inFlight;
+  };
+}
