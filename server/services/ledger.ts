@@ -5,7 +5,7 @@
  * constraint on `wallets` refuses a negative balance of any non-external wallet (except a merchant's settlement
  * principal, a debt: docs/decisions.md D18), so an overdraft aborts the whole movement.
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client';
 import { wallets } from '../db/schema';
 
@@ -188,6 +188,25 @@ export function externalWallet(tx: Tx, code: ExternalCode) {
     kind: 'external',
     code,
   });
+}
+
+/**
+ * Several external wallets' ids in one statement (the base data opens them all; one missing is opened here). The
+ * first by id per code, as `externalWallet` finds it.
+ */
+export async function externalWalletIds<C extends ExternalCode>(
+  tx: Tx,
+  codes: readonly C[],
+): Promise<Record<C, number>> {
+  const rows = await tx
+    .select({ id: wallets.id, code: wallets.code })
+    .from(wallets)
+    .where(and(eq(wallets.kind, 'external'), inArray(wallets.code, [...codes])))
+    .orderBy(asc(wallets.id));
+  const out = {} as Record<C, number>;
+  for (const r of rows) if (out[r.code as C] === undefined) out[r.code as C] = r.id;
+  for (const c of codes) if (out[c] === undefined) out[c] = (await externalWallet(tx, c)).id;
+  return out;
 }
 
 /** Principal (online and cash) plus bonus: what the member can spend. */

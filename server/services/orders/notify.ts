@@ -83,7 +83,7 @@ export async function applyWechatTransaction(
     }
     const now = deps.now();
     // A closed order that WeChat still reports paid (prepay error, late payment) is booked the same way.
-    await settleWechatPayment(
+    let after = await settleWechatPayment(
       tx,
       { ...order, status: 'pending' },
       { transaction_id: t.transaction_id ?? null, now },
@@ -110,9 +110,11 @@ export async function applyWechatTransaction(
           amount_fen: order.amount_fen,
           reason: `设备${available === 'ok' ? '正在使用中' : '暂不可用'}，已全额退款`,
         });
+        // The refund changed the order again: read it back.
+        const [refunded] = await tx.select().from(orders).where(eq(orders.id, order.id));
+        if (refunded) after = refunded;
       }
     }
-    const [after] = await tx.select().from(orders).where(eq(orders.id, order.id));
     return { result: 'applied' as const, order: after };
   });
   dispatchLater(deps, sessionId);

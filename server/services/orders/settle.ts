@@ -5,7 +5,15 @@
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { orders } from '../../db/schema';
-import { type Entry, type Wallet, externalWallet, memberWallet, postTransaction, spendable } from '../ledger';
+import {
+  type Entry,
+  type Wallet,
+  externalWallet,
+  externalWalletIds,
+  memberWallet,
+  postTransaction,
+  spendable,
+} from '../ledger';
 import { type Order, OrderMoneyError } from './order';
 import { cashPartEntries, splitCredits } from './split';
 
@@ -59,13 +67,13 @@ export async function settleWalletConsume(tx: Tx, order: Order, wallet: Wallet, 
 /**
  * Books a WeChat payment of a pending order (called once, from a verified notification or an order query, with
  * the order row locked): a consume is split at once; a recharge credits the member's principal (pay) and bonus
- * (from external promotion), not split. Sets paid/paid_at/transaction id.
+ * (from external promotion), not split. Sets paid/paid_at/transaction id and returns the order as written.
  */
 export async function settleWechatPayment(
   tx: Tx,
   order: Order,
   payment: { transaction_id: string | null; now: Date },
-): Promise<void> {
+): Promise<Order> {
   if (order.status !== 'pending')
     throw new OrderMoneyError(`order ${order.order_no} is ${order.status}, not pending`);
   // Lock order: a member's wallet before any system wallet, in every movement (no deadlock with a wallet pay).
@@ -73,12 +81,16 @@ export async function settleWechatPayment(
     order.member_id === null
       ? undefined
       : await memberWallet(tx, order.member_id, order.merchant_id, { lock: true });
-  const wechat = await externalWallet(tx, 'wechat');
-  const entries: Entry[] = [{ wallet_id: wechat.id, bucket: 'principal', amount_fen: -order.amount_fen }];
+  // The external wallets this movement touches, found in one statement.
+  const bonus = order.kind === 'recharge' && order.bonus_fen > 0;
+  const ext = await externalWalletIds(tx, bonus ? ['wechat', 'promotion'] : ['wechat']);
+  const entries: Entry[] = [{ wallet_id: ext.wechat, bucket: 'principal', amount_fen: -order.amount_fen }];
   if (order.kind === 'consume') {
     entries.push(...(await splitCredits(tx, order, order.amount_fen)));
   } else {
-    entries.push(...(await rechargeCredits(tx, order, 'principal', locked)));
+    entries.push(
+      ...(await rechargeCredits(tx, order, 'principal', locked, bonus ? ext.promotion : undefined)),
+    );
   }
   await postTransaction(tx, {
     kind: order.kind,
@@ -86,30 +98,34 @@ export async function settleWechatPayment(
     memo: `微信支付 ${order.order_no}`,
     entries,
   });
-  await tx
+  const [paid] = await tx
     .update(orders)
     .set({ status: 'paid', paid_at: payment.now, wechat_transaction_id: payment.transaction_id })
-    .where(eq(orders.id, order.id));
+    .where(eq(orders.id, order.id))
+    .returning();
+  if (!paid) throw new OrderMoneyError(`order ${order.order_no} vanished while being paid`);
+  return paid;
 }
 
 /**
  * The member's side of a recharge: the paid amount onto the principal of its source (`principal` online,
  * `cash_principal` at the counter, docs/decisions.md D18) and the bonus from external promotion. Opens the wallet
- * unless the caller passes it.
+ * and finds the promotion wallet unless the caller passes them.
  */
 export async function rechargeCredits(
   tx: Tx,
   order: Order,
   bucket: 'principal' | 'cash_principal',
   wallet?: Wallet,
+  promotionId?: number,
 ): Promise<Entry[]> {
   if (order.member_id === null) throw new OrderMoneyError(`recharge ${order.order_no} has no member`);
   // The member's wallet when the caller has it already (locked), else found or opened here.
   const w = wallet ?? (await memberWallet(tx, order.member_id, order.merchant_id));
   const entries: Entry[] = [{ wallet_id: w.id, bucket, amount_fen: order.amount_fen }];
   if (order.bonus_fen > 0) {
-    const promo = await externalWallet(tx, 'promotion');
-    entries.push({ wallet_id: promo.id, bucket: 'principal', amount_fen: -order.bonus_fen });
+    const promo = promotionId ?? (await externalWallet(tx, 'promotion')).id;
+    entries.push({ wallet_id: promo, bucket: 'principal', amount_fen: -order.bonus_fen });
     entries.push({ wallet_id: w.id, bucket: 'bonus', amount_fen: order.bonus_fen });
   }
   return entries;
