@@ -3,10 +3,11 @@
  * the bearer and user headers, and the error catalogue. Storage, navigation and the session hook are configured
  * once at the edge with `configureHttp(...)` so tests hand in real Storage objects and a real server's fetch.
  *
- * Use `request<T>(path, opts)`: it resolves with the parsed body or rejects with an `ApiRequestError`.
+ * Use `request<T>(path, opts)`: it resolves with the parsed body or rejects with a `ThrownRequestError` (the one client error, src/domain/outcome.ts).
  */
 import { ofetch, type $Fetch, type FetchOptions } from 'ofetch';
 import { DEFAULT_LEVEL } from '../domain/levels';
+import { ThrownRequestError } from '../domain/outcome';
 import { withPreload } from './preload';
 import { browserStores, clearSession, readToken, readUser, type SessionStores } from './session-storage';
 
@@ -28,37 +29,6 @@ export const GENERIC_MESSAGES = {
 
 /** Pages from which a 401 does not navigate (docs/decisions.md D1). */
 const NO_REDIRECT_PATHS = ['/admin-login', '/wechat-login'];
-
-/** A rejected request: HTTP status (0 when no answer came), a code and a message (Chinese when our server sent one). */
-export class ApiRequestError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly details: Record<string, unknown> | undefined;
-  /** The parsed error body as the server sent it, if any. */
-  readonly data: unknown;
-  readonly url: string;
-
-  constructor(init: {
-    status: number;
-    code: string;
-    message: string;
-    url: string;
-    details?: Record<string, unknown> | undefined;
-    data?: unknown;
-  }) {
-    super(init.message);
-    this.name = 'ApiRequestError';
-    this.status = init.status;
-    this.code = init.code;
-    this.details = init.details;
-    this.data = init.data;
-    this.url = init.url;
-  }
-}
-
-export function isApiRequestError(err: unknown): err is ApiRequestError {
-  return err instanceof ApiRequestError;
-}
 
 /** What the edge provides. Every field has a browser default. */
 export interface HttpConfig {
@@ -212,7 +182,7 @@ interface ErrorBody {
   details?: unknown;
 }
 
-function toApiError(err: unknown, url: string): ApiRequestError {
+function toRequestError(err: unknown, url: string): ThrownRequestError {
   const e = err as {
     name?: string;
     message?: string;
@@ -224,7 +194,7 @@ function toApiError(err: unknown, url: string): ApiRequestError {
   const status = e.response?.status ?? e.status;
   if (status) {
     const body = (e.data && typeof e.data === 'object' ? e.data : {}) as ErrorBody;
-    return new ApiRequestError({
+    return new ThrownRequestError({
       status,
       code: typeof body.code === 'string' ? body.code : `HTTP_${status}`,
       message: typeof body.message === 'string' ? body.message : `Request failed with status code ${status}`,
@@ -239,12 +209,12 @@ function toApiError(err: unknown, url: string): ApiRequestError {
   const name = e.cause?.name ?? e.name ?? '';
   const text = e.message ?? '';
   if (name === 'TimeoutError' || /timeout/i.test(text)) {
-    return new ApiRequestError({ status: 0, code: 'TIMEOUT', message: GENERIC_MESSAGES.timeout, url });
+    return new ThrownRequestError({ status: 0, code: 'TIMEOUT', message: GENERIC_MESSAGES.timeout, url });
   }
   if (name === 'AbortError' || /abort/i.test(text)) {
-    return new ApiRequestError({ status: 0, code: 'ABORTED', message: GENERIC_MESSAGES.aborted, url });
+    return new ThrownRequestError({ status: 0, code: 'ABORTED', message: GENERIC_MESSAGES.aborted, url });
   }
-  return new ApiRequestError({ status: 0, code: 'NETWORK_ERROR', message: GENERIC_MESSAGES.network, url });
+  return new ThrownRequestError({ status: 0, code: 'NETWORK_ERROR', message: GENERIC_MESSAGES.network, url });
 }
 
 export type RequestOptions = Omit<FetchOptions<'json'>, 'baseURL' | 'timeout' | 'retry' | 'responseType'>;
@@ -261,23 +231,23 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
   try {
     return (await instance<T>(path, opts as FetchOptions<'json'>)) as T;
   } catch (err) {
-    const apiError = toApiError(err, path);
-    if (apiError.status === 404) throw apiError;
-    if (apiError.status === 401) {
+    const failure = toRequestError(err, path);
+    if (failure.status === 404) throw failure;
+    if (failure.status === 401) {
       if (isEndUserPath(path)) {
-        throw new ApiRequestError({
+        throw new ThrownRequestError({
           status: 401,
           code: WECHAT_AUTH_REQUIRED,
           message: WECHAT_AUTH_MESSAGE,
-          data: apiError.data,
+          data: failure.data,
           url: path,
         });
       }
       handleStaffUnauthorized();
-      throw apiError;
+      throw failure;
     }
-    config.log(`Request failed: ${path}`, apiError);
-    throw apiError;
+    config.log(`Request failed: ${path}`, failure);
+    throw failure;
   }
 }
 

@@ -4,13 +4,14 @@
  */
 import type { Page } from '../domain/api';
 import type { Merchant } from '../domain/merchants.schema';
+import { ThrownRequestError } from '../domain/outcome';
 import {
   CSV_ROWS_HEADER,
   type DailyKind,
   type ReportAnswers,
   type ReportKind,
 } from '../domain/reports.schema';
-import { ApiRequestError, headersFor, http, httpConfig } from './client';
+import { headersFor, http, httpConfig } from './client';
 import { queryString as query } from './query-string';
 import { venuesApi } from './venues-api';
 
@@ -83,7 +84,7 @@ export function csvRecordCounter() {
 /**
  * Fetches `path` (a report path with `format=csv`) as a file, calling `onProgress` as bytes arrive with the bytes
  * and data rows received so far (the header line not counted, the 合计 line never past the total) and the row count
- * the server announced. Rejects with an ApiRequestError on an error answer or a broken connection.
+ * the server announced. Rejects with an ThrownRequestError on an error answer or a broken connection.
  */
 export async function downloadCsv(
   path: string,
@@ -97,11 +98,11 @@ export async function downloadCsv(
   try {
     res = await doFetch(url, { headers: headersFor(path), signal });
   } catch {
-    throw new ApiRequestError({ status: 0, code: 'NETWORK', message: '网络异常，导出失败', url });
+    throw new ThrownRequestError({ status: 0, code: 'NETWORK', message: '网络异常，导出失败', url });
   }
   if (!res.ok || !res.body) {
     const body = (await res.json().catch(() => ({}))) as { code?: string; message?: string };
-    throw new ApiRequestError({
+    throw new ThrownRequestError({
       status: res.status,
       code: body.code ?? `HTTP_${res.status}`,
       message: body.message ?? `导出失败（${res.status}）`,
@@ -125,7 +126,7 @@ export async function downloadCsv(
       onProgress({ bytes, rows: total === null ? rows : Math.min(rows, total), total });
     }
   } catch {
-    throw new ApiRequestError({ status: 0, code: 'NETWORK', message: '下载中断，请重试', url });
+    throw new ThrownRequestError({ status: 0, code: 'NETWORK', message: '下载中断，请重试', url });
   }
   return {
     blob: new Blob(chunks as BlobPart[], { type: 'text/csv;charset=utf-8' }),

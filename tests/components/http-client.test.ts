@@ -9,8 +9,8 @@ import { Hono } from 'hono';
 import { Window } from 'happy-dom';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ThrownRequestError } from '../../src/domain/outcome';
 import {
-  ApiRequestError,
   configureHttp,
   http,
   request,
@@ -95,7 +95,7 @@ describe('headers', () => {
   it('no bearer on URLs containing /api/ or /user/, user headers still sent', async () => {
     const { user } = await signIn('merchant');
     await http.get('/api/devices/1');
-    await expect(http.get('/user/profile')).rejects.toBeInstanceOf(ApiRequestError);
+    await expect(http.get('/user/profile')).rejects.toBeInstanceOf(ThrownRequestError);
     for (const s of seen.slice(-2)) {
       expect(s.headers.get('authorization')).toBeNull();
       expect(s.headers.get('x-userlevel')).toBe('2');
@@ -137,8 +137,8 @@ describe('headers', () => {
 describe('error catalogue', () => {
   it('404 is passed to the caller unchanged (the server code and message), nothing else happens', async () => {
     await signIn('merchant');
-    const err = (await http.get('/api/devices/999999').catch((e: unknown) => e)) as ApiRequestError;
-    expect(err).toBeInstanceOf(ApiRequestError);
+    const err = (await http.get('/api/devices/999999').catch((e: unknown) => e)) as ThrownRequestError;
+    expect(err).toBeInstanceOf(ThrownRequestError);
     expect(err.status).toBe(404);
     expect(err.message).toMatch(/[\u4e00-\u9fa5]/);
     expect(navigations).toEqual([]);
@@ -151,8 +151,8 @@ describe('error catalogue', () => {
     configure({ onUnauthorized: () => unauthorizedCalls++ });
     const err = (await http
       .post('/user/pay', { device_id: 1, venue_id: 1, price_id: 1, method: 'wallet' })
-      .catch((e: unknown) => e)) as ApiRequestError;
-    expect(err).toBeInstanceOf(ApiRequestError);
+      .catch((e: unknown) => e)) as ThrownRequestError;
+    expect(err).toBeInstanceOf(ThrownRequestError);
     expect(err.status).toBe(401);
     expect(err.code).toBe(WECHAT_AUTH_REQUIRED);
     expect(err.message).toBe(WECHAT_AUTH_MESSAGE);
@@ -162,7 +162,7 @@ describe('error catalogue', () => {
   });
 
   it('401 on /user/using with a query string is WECHAT_AUTH_REQUIRED too', async () => {
-    const err = (await http.get('/user/using?x=1').catch((e: unknown) => e)) as ApiRequestError;
+    const err = (await http.get('/user/using?x=1').catch((e: unknown) => e)) as ThrownRequestError;
     expect(err.code).toBe(WECHAT_AUTH_REQUIRED);
   });
 
@@ -171,7 +171,7 @@ describe('error catalogue', () => {
     stores.session!.setItem('token', token);
     stores.session!.setItem('user', JSON.stringify(user));
     await staffApi.logout();
-    const err = (await staffApi.me().catch((e: unknown) => e)) as ApiRequestError;
+    const err = (await staffApi.me().catch((e: unknown) => e)) as ThrownRequestError;
     expect(err.status).toBe(401);
     for (const s of [stores.local!, stores.session!]) {
       expect(s.getItem('token')).toBeNull();
@@ -203,7 +203,7 @@ describe('error catalogue', () => {
   it('other errors are logged and rejected with the server message (400 in Chinese)', async () => {
     const err = (await http
       .post('/auth/login', { username: '', password: '' })
-      .catch((e: unknown) => e)) as ApiRequestError;
+      .catch((e: unknown) => e)) as ThrownRequestError;
     expect(err.status).toBe(400);
     expect(err.message).toMatch(/[\u4e00-\u9fa5]/);
     expect(logs.some((l) => l.includes('/auth/login'))).toBe(true);

@@ -8,7 +8,7 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest';
 import { getShortestPaths } from 'xstate/graph';
 import { useRequest } from '../../src/app/use-request';
-import { ApiRequestError } from '../../src/http/client';
+import { ThrownRequestError } from '../../src/domain/outcome';
 import { requestMachine, type RequestSnapshot } from '../../src/machines/request.machine';
 import type { FetchResult } from '../../src/machines/request.types';
 import { ErrorState, Loading } from '../../src/ui';
@@ -30,7 +30,7 @@ function harness() {
   return { Probe, waiting, actor: () => actorRef! };
 }
 
-/** Settles the running call the way the HTTP client would: a value, an ApiRequestError, or a bug. */
+/** Settles the running call the way the HTTP client would: a value, an ThrownRequestError, or a bug. */
 function settle(h: ReturnType<typeof harness>, event: RequestModelEvent) {
   const call = h.waiting.shift();
   if (!call) throw new Error('no call in flight');
@@ -38,7 +38,7 @@ function settle(h: ReturnType<typeof harness>, event: RequestModelEvent) {
   if (event.type !== 'xstate.done.actor.fetchData') throw new Error(event.type);
   const out: FetchResult = event.output;
   if (out.ok) call.resolve(out.value);
-  else call.reject(new ApiRequestError({ ...out.error, url: '/x' }));
+  else call.reject(new ThrownRequestError({ ...out.error, url: '/x' }));
 }
 
 const paths = getShortestPaths(requestMachine, {

@@ -5,7 +5,7 @@ import { useRequest } from '../../app/use-request';
 import { ROLE_LABELS, roleOfLevel } from '../../domain/levels';
 import type { PermissionRow } from '../../domain/permissions.schema';
 import { GROUP_LABELS, ROUTES, type RouteDef } from '../../domain/routes';
-import { isApiRequestError } from '../../http/client';
+import { isThrownRequestError } from '../../domain/outcome';
 import { staffApi } from '../../http/staff-api';
 import { Loading, ErrorState, Toast } from '../../ui';
 import { StaffPage } from '../shared/staff-page';
@@ -44,7 +44,7 @@ export default function PermissionsScreen({ route }: ScreenProps) {
       matrix.refresh();
       setToast({ text: '权限已保存', kind: 'success' });
     } catch (err) {
-      setToast({ text: isApiRequestError(err) ? err.message : '保存失败', kind: 'error' });
+      setToast({ text: isThrownRequestError(err) ? err.message : '保存失败', kind: 'error' });
     } finally {
       setSaving(false);
     }

@@ -4,7 +4,7 @@ import type { ScreenProps } from '../../app/screen-registry';
 import { useSession } from '../../app/root-actors.context';
 import { forgetMe } from '../../app/staff-features';
 import { PARTNER_LEVEL } from '../../domain/levels';
-import { isApiRequestError } from '../../http/client';
+import { isThrownRequestError } from '../../domain/outcome';
 import { staffApi } from '../../http/staff-api';
 
 /** Staff sign-in (/admin-login). Lands on the first tab of the level: level 3 -> /wallet, others -> /dashboard. */
@@ -32,7 +32,7 @@ export default function AdminLoginScreen(_: ScreenProps) {
       session.login(token, user);
       navigate(user.level === PARTNER_LEVEL ? '/wallet' : '/dashboard', { replace: true });
     } catch (err) {
-      setError(isApiRequestError(err) ? err.message : '登录失败，请稍后重试');
+      setError(isThrownRequestError(err) ? err.message : '登录失败，请稍后重试');
       setBusy(false);
     }
   }

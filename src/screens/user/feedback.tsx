@@ -3,7 +3,8 @@ import { useLocation, useSearch } from 'wouter';
 import type { ScreenProps } from '../../app/screen-registry';
 import { UserPage } from '../../ui/user/user-page';
 import { FEEDBACK_CATEGORIES, FeedbackRequestSchema, idFromText, type FeedbackItem } from '../../domain/api';
-import { WECHAT_AUTH_REQUIRED, isApiRequestError, wechatLoginPath } from '../../http/client';
+import { isThrownRequestError } from '../../domain/outcome';
+import { WECHAT_AUTH_REQUIRED, wechatLoginPath } from '../../http/client';
 import { userApi } from '../../http/user-api';
 import { PageHeader, Toast } from '../../ui';
 import { shortTime } from '../../ui/user/format';
@@ -66,8 +67,8 @@ function FeedbackForm({ onSent, onSignIn }: { onSent: () => void; onSignIn: () =
       setContent('');
       onSent();
     } catch (err) {
-      if (isApiRequestError(err) && err.code === WECHAT_AUTH_REQUIRED) onSignIn();
-      else setErrors({ form: isApiRequestError(err) ? err.message : '提交失败，请重试' });
+      if (isThrownRequestError(err) && err.code === WECHAT_AUTH_REQUIRED) onSignIn();
+      else setErrors({ form: isThrownRequestError(err) ? err.message : '提交失败，请重试' });
     } finally {
       setBusy(false);
     }
