@@ -138,6 +138,7 @@ export interface UserProfile {
   wallets: MemberWallet[];
 }
 
+/** An active recharge package as a member sees it (`GET /user/packages`) and the cash desk (`GET /employee/packages`). */
 export interface RechargePackage {
   id: number;
   name: string;

@@ -91,11 +91,3 @@ export interface CashRechargeList {
   total_fen: number;
   date: string;
 }
-
-/** `GET /backend/employee/packages`: the active packages of the employee's merchant. */
-export interface EmployeePackage {
-  id: number;
-  name: string;
-  pay_fen: number;
-  bonus_fen: number;
-}

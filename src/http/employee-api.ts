@@ -1,11 +1,10 @@
 /** Typed endpoints of the employee's floor: the cash desk, the live board, remote start and stop. */
-import type { ServicePrice } from '../domain/api';
+import type { RechargePackage, ServicePrice } from '../domain/api';
 import type {
   CashRechargeList,
   CashRechargeRequest,
   CashRechargeResponse,
   EmployeeMember,
-  EmployeePackage,
 } from '../domain/cash-recharge.schema';
 import type { DeviceBoard, RemoteStartRequest, StaffSession } from '../domain/device-control.schema';
 import { http } from './client';
@@ -14,7 +13,7 @@ const key = (k: string) => ({ headers: { 'Idempotency-Key': k } });
 
 export const employeeApi = {
   member: (code: string) => http.get<EmployeeMember>(`/employee/member?code=${encodeURIComponent(code)}`),
-  packages: () => http.get<{ items: EmployeePackage[] }>('/employee/packages'),
+  packages: () => http.get<{ items: RechargePackage[] }>('/employee/packages'),
   cashRecharge: (body: CashRechargeRequest, idempotencyKey: string) =>
     http.post<CashRechargeResponse>('/employee/cash-recharge', body, key(idempotencyKey)),
   todaysCashRecharges: () => http.get<CashRechargeList>('/employee/cash-recharges'),

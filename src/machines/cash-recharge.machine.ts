@@ -3,9 +3,9 @@ import {
   CashAmountSchema,
   CashNoteSchema,
   type CashRechargeResponse,
-  type EmployeePackage,
   type EmployeeMember,
 } from '../domain/cash-recharge.schema';
+import type { RechargePackage } from '../domain/api';
 import { isValidMemberCode } from '../domain/member-code';
 import { parseYuan } from '../domain/money';
 import type { Outcome } from '../domain/outcome';
@@ -77,7 +77,7 @@ export function requestOf(
 }
 
 /** What the chosen package or amount credits: paid and bonus, in fen (for the confirm dialog). */
-export function creditOf(c: CashRechargeContext, packages: EmployeePackage[]) {
+export function creditOf(c: CashRechargeContext, packages: RechargePackage[]) {
   const pkg = packages.find((p) => p.id === c.packageId);
   if (pkg) return { pay_fen: pkg.pay_fen, bonus_fen: pkg.bonus_fen };
   return { pay_fen: parseYuan(c.amountText) ?? 0, bonus_fen: 0 };

@@ -6,12 +6,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { QueryIdSchema } from '../../../src/domain/api';
-import {
-  CashRechargeRequestSchema,
-  MemberLookupQuerySchema,
-  type EmployeePackage,
-} from '../../../src/domain/cash-recharge.schema';
+import { QueryIdSchema, type RechargePackage } from '../../../src/domain/api';
+import { CashRechargeRequestSchema, MemberLookupQuerySchema } from '../../../src/domain/cash-recharge.schema';
 import { BoardQuerySchema, type DeviceBoard } from '../../../src/domain/device-control.schema';
 import { merchantWhere, staffOf } from '../../auth/staff.middleware';
 import type { AppEnv } from '../../context';
@@ -43,7 +39,7 @@ export function employeeRoutes() {
   r.get('/packages', cashDesk, async (c) => {
     const staff = staffOf(c);
     const merchantId = actingMerchant(staff, parseQuery(c, MerchantQuerySchema).merchant_id);
-    const items: EmployeePackage[] = await activePackages(c.var.deps.db, merchantId);
+    const items: RechargePackage[] = await activePackages(c.var.deps.db, merchantId);
     return c.json({ items });
   });
 

@@ -1,5 +1,5 @@
 import type { CashRechargeSnapshot } from '../../../machines/cash-recharge.machine';
-import type { EmployeePackage } from '../../../domain/cash-recharge.schema';
+import type { RechargePackage } from '../../../domain/api';
 import { Money } from '../../../ui';
 import { FormField } from '../../../ui/form-field';
 import { PackagePicker } from './cash-recharge-parts';
@@ -77,7 +77,7 @@ export function CashResult({ result, send }: { result: NonNullable<Context['resu
 export function CreditForm(p: {
   c: Context;
   send: Send;
-  packages: EmployeePackage[];
+  packages: RechargePackage[];
   failed: boolean;
   submitting: boolean;
 }) {

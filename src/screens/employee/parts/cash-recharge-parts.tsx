@@ -1,5 +1,6 @@
 /** Pieces of the cash desk screen: the member card, the package and amount picker, and today's list. */
-import type { CashRechargeList, EmployeeMember, EmployeePackage } from '../../../domain/cash-recharge.schema';
+import type { RechargePackage } from '../../../domain/api';
+import type { CashRechargeList, EmployeeMember } from '../../../domain/cash-recharge.schema';
 import { formatMemberCode } from '../../../domain/member-code';
 import { Money } from '../../../ui';
 
@@ -27,7 +28,7 @@ export function MemberCard({ member, onClear }: { member: EmployeeMember; onClea
 }
 
 export function PackagePicker(props: {
-  packages: EmployeePackage[];
+  packages: RechargePackage[];
   selected: number | null;
   onSelect: (id: number) => void;
 }) {
