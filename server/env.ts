@@ -66,6 +66,9 @@ export const EnvSchema = z.object({
   /** 微信支付公钥 (PEM text or path) and its id (PUB_KEY_ID_…) or a platform certificate's serial. */
   WECHAT_PLATFORM_PUBLIC_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   WECHAT_PLATFORM_PUBLIC_KEY_ID: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** Optional second platform key and id, during a rotation (docs/wechat.md "Platform keys and rotation"). */
+  WECHAT_PLATFORM_PUBLIC_KEY_2: z.preprocess(emptyToUndefined, z.string().optional()),
+  WECHAT_PLATFORM_PUBLIC_KEY_ID_2: z.preprocess(emptyToUndefined, z.string().optional()),
   WECHAT_NOTIFY_URL: z.preprocess(emptyToUndefined, z.url('WECHAT_NOTIFY_URL 必须是完整的网址').optional()),
   WECHAT_REFUND_NOTIFY_URL: z.preprocess(
     emptyToUndefined,

@@ -15,7 +15,7 @@ import type {
   WechatSandboxHandle,
 } from '../wechat/types';
 import type { SandboxContext } from './context';
-import { loadSandboxKeys, type SandboxKeys } from './keys';
+import { generatePlatformKey, loadSandboxKeys, platformKeysOf, type SandboxKeys } from './keys';
 import { NotificationSender } from './notifier';
 import { oauthSandboxRoutes } from './oauth.sandbox';
 import { SandboxPayService } from './pay.sandbox';
@@ -62,6 +62,11 @@ export interface WechatSandbox extends WechatSandboxHandle {
   payService: SandboxPayService;
   /** Starts the notification delivery timer. */
   start(): void;
+  /**
+   * Tests: WeChat adds a new platform key (in memory only); the pay client is configured with it after the others
+   * and WeChat reads sensitive fields encrypted with any of them. Returns the new key's serial.
+   */
+  rotatePlatformKey(): Promise<string>;
 }
 
 /** Builds the sandboxes on the given DB (credentials are loaded or generated there). */
@@ -102,6 +107,11 @@ export async function createWechatSandbox(opts: WechatSandboxOptions): Promise<W
     ...testHandle(ctx, payService, sender),
     start: () => sender.start(),
     stop: () => sender.stop(),
+    rotatePlatformKey: async () => {
+      const next = await generatePlatformKey();
+      keys.newerPlatform = [...(keys.newerPlatform ?? []), next];
+      return next.serial;
+    },
   };
 }
 
@@ -139,7 +149,10 @@ function payConfigOf(
     merchantSerialNo: keys.merchantSerialNo,
     merchantPrivateKey: keys.merchantPrivateKey,
     apiV3Key: keys.apiV3Key,
-    platformPublicKeys: { [keys.platformSerial]: keys.platformPublicKey },
+    // Read on every use: a rotation (`rotatePlatformKey`) configures the new key after the others.
+    get platformPublicKeys() {
+      return Object.fromEntries(platformKeysOf(keys).map((k) => [k.serial, k.publicKey]));
+    },
     get apiBase() {
       return `${publicUrl()}${PAY_SANDBOX_PATH}`;
     },

@@ -22,6 +22,17 @@ export interface SandboxKeys {
   platformPrivateKey: string;
   platformPublicKey: string;
   apiV3Key: string;
+  /**
+   * Platform keys WeChat added later (a rotation, `rotatePlatformKey`), oldest first: the client is configured with
+   * them after the first, and WeChat reads a sensitive field encrypted with any of them by its serial.
+   */
+  newerPlatform?: PlatformKeyPair[];
+}
+
+export interface PlatformKeyPair {
+  serial: string;
+  privateKey: string;
+  publicKey: string;
 }
 
 const generate = promisify(generateKeyPair);
@@ -32,6 +43,23 @@ async function rsaPair(): Promise<{ publicKey: string; privateKey: string }> {
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
+}
+
+/** A `PUB_KEY_ID_…` in the shape of WeChat's (digits between a fixed prefix and suffix). */
+const pubKeyId = () => `PUB_KEY_ID_0119${Array.from(randomBytes(14), (b) => String(b % 10)).join('')}0000`;
+
+/** A fresh platform key pair, as WeChat adds one when it rotates its keys. */
+export async function generatePlatformKey(): Promise<PlatformKeyPair> {
+  const pair = await rsaPair();
+  return { serial: pubKeyId(), ...pair };
+}
+
+/** Every platform key of the sandbox by serial, in the order they were added (the first is the signing key). */
+export function platformKeysOf(keys: SandboxKeys): PlatformKeyPair[] {
+  return [
+    { serial: keys.platformSerial, privateKey: keys.platformPrivateKey, publicKey: keys.platformPublicKey },
+    ...(keys.newerPlatform ?? []),
+  ];
 }
 
 /** Fresh sandbox credentials (2048-bit RSA pairs, a random 32-byte APIv3 key). */
@@ -45,7 +73,7 @@ export async function generateSandboxKeys(): Promise<SandboxKeys> {
     merchantSerialNo: randomBytes(20).toString('hex').toUpperCase(),
     merchantPrivateKey: merchant.privateKey,
     merchantPublicKey: merchant.publicKey,
-    platformSerial: `PUB_KEY_ID_0119${Array.from(randomBytes(14), (b) => String(b % 10)).join('')}0000`,
+    platformSerial: pubKeyId(),
     platformPrivateKey: platform.privateKey,
     platformPublicKey: platform.publicKey,
     apiV3Key: nonceStr(32),

@@ -11,6 +11,7 @@ import { sandbox_pay_refunds, sandbox_pay_transactions } from '../db/schema';
 import { rsaOaepDecrypt } from '../wechat/crypto';
 import type { Refund } from '../wechat/types';
 import type { SandboxContext } from './context';
+import { platformKeysOf } from './keys';
 import { refundJson, SandboxPayError } from './pay-wire.sandbox';
 
 /** The banks whose debit cards an abnormal refund may go to (WeChat's bank codes). */
@@ -46,13 +47,13 @@ function receivedAccount(
   if (b.type === 'MERCHANT_BANK_CARD') return '商户结算银行账户';
   const bank = typeof b.bank_type === 'string' ? BANKS[b.bank_type] : undefined;
   if (!bank) throw param('bank_type', '开户银行不支持（仅支持列出银行的借记卡）', b.bank_type);
-  if (serial !== ctx.keys.platformSerial)
-    throw new SandboxPayError(400, 'PARAM_ERROR', 'Wechatpay-Serial 与加密所用的微信支付公钥不符');
+  const key = platformKeysOf(ctx.keys).find((k) => k.serial === serial);
+  if (!key) throw new SandboxPayError(400, 'PARAM_ERROR', 'Wechatpay-Serial 与加密所用的微信支付公钥不符');
   const plain = (field: string) => {
     const v = b[field];
     if (typeof v !== 'string' || !v) throw param(field, '退款至用户时必填', v);
     try {
-      return rsaOaepDecrypt(v, ctx.keys.platformPrivateKey);
+      return rsaOaepDecrypt(v, key.privateKey);
     } catch {
       throw param(field, '解密失败（须用微信支付公钥 RSAES-OAEP 加密）', null);
     }

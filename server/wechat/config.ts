@@ -33,6 +33,9 @@ export interface WechatEnv {
   WECHAT_PLATFORM_PUBLIC_KEY?: string | undefined;
   /** Its id (`PUB_KEY_ID_…`) or the platform certificate serial: the `Wechatpay-Serial` WeChat sends. */
   WECHAT_PLATFORM_PUBLIC_KEY_ID?: string | undefined;
+  /** Optional second key and its id (a rotation: both are trusted; docs/wechat.md "Platform keys and rotation"). */
+  WECHAT_PLATFORM_PUBLIC_KEY_2?: string | undefined;
+  WECHAT_PLATFORM_PUBLIC_KEY_ID_2?: string | undefined;
   WECHAT_NOTIFY_URL?: string | undefined;
   WECHAT_REFUND_NOTIFY_URL?: string | undefined;
   WECHAT_OAUTH_AUTHORIZE_BASE?: string | undefined;
@@ -121,6 +124,19 @@ export function wechatMode(env: WechatEnv): 'live' | 'sandbox' {
   return 'sandbox';
 }
 
+/** The configured platform keys by id, in the configured order (the second pair is optional, both or neither). */
+function platformKeysOf(env: WechatEnv): Record<string, string> {
+  const keys = {
+    [env.WECHAT_PLATFORM_PUBLIC_KEY_ID!]: pem(env.WECHAT_PLATFORM_PUBLIC_KEY!, 'WECHAT_PLATFORM_PUBLIC_KEY'),
+  };
+  const [second, id] = [env.WECHAT_PLATFORM_PUBLIC_KEY_2, env.WECHAT_PLATFORM_PUBLIC_KEY_ID_2];
+  if (!second !== !id) {
+    throw new Error('WECHAT_PLATFORM_PUBLIC_KEY_2 与 WECHAT_PLATFORM_PUBLIC_KEY_ID_2 须同时设置或同时不设置');
+  }
+  if (second && id) keys[id] = pem(second, 'WECHAT_PLATFORM_PUBLIC_KEY_2');
+  return keys;
+}
+
 /** The live clients (every credential configured; `wechatMode` said 'live'). */
 export function createLiveWechat(env: WechatEnv, opts: CreateWechatOptions): Wechat {
   if (wechatMode(env) !== 'live') throw new Error('createLiveWechat: WeChat credentials are not configured');
@@ -150,12 +166,7 @@ export function createLiveWechat(env: WechatEnv, opts: CreateWechatOptions): Wec
     merchantSerialNo: env.WECHAT_MCH_SERIAL!,
     merchantPrivateKey: pem(env.WECHAT_MCH_PRIVATE_KEY!, 'WECHAT_MCH_PRIVATE_KEY'),
     apiV3Key,
-    platformPublicKeys: {
-      [env.WECHAT_PLATFORM_PUBLIC_KEY_ID!]: pem(
-        env.WECHAT_PLATFORM_PUBLIC_KEY!,
-        'WECHAT_PLATFORM_PUBLIC_KEY',
-      ),
-    },
+    platformPublicKeys: platformKeysOf(env),
     apiBase: env.WECHAT_PAY_API_BASE || 'https://api.mch.weixin.qq.com',
     notifyUrl: notifyUrl(),
     refundNotifyUrl: refundNotifyUrl(),

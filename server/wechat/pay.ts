@@ -17,6 +17,7 @@ import {
   rsaSign,
   rsaVerify,
 } from './crypto';
+import { newestPlatformKey } from './platform-keys';
 import {
   WechatPayError,
   WechatPayVerifyError,
@@ -157,10 +158,11 @@ export class WechatPayClient implements WechatPay {
     return res.json as Refund;
   }
 
-  encryptSensitive(plaintext: string): { serial: string; ciphertext: string } {
-    const [serial, pem] = Object.entries(this.config.platformPublicKeys)[0] ?? [];
-    if (!serial || !pem) throw new Error('no WeChat Pay public key configured');
-    return { serial, ciphertext: rsaOaepEncrypt(plaintext, pem) };
+  encryptSensitive(plaintexts: string[]): { serial: string; ciphertexts: string[] } {
+    const key = newestPlatformKey(this.config.platformPublicKeys, this.now());
+    if (!key)
+      throw new Error('no valid WeChat Pay platform key configured (all expired or not yet effective)');
+    return { serial: key.serial, ciphertexts: plaintexts.map((p) => rsaOaepEncrypt(p, key.pem)) };
   }
 
   parseNotification(rawBody: string, headers: HeadersLike): PayNotification {

@@ -225,8 +225,11 @@ export interface WechatPay {
   queryRefund(outRefundNo: string): Promise<Refund | null>;
   /** WeChat's apply-abnormal-refund: redirects a refund that ended ABNORMAL to a bank card. */
   applyAbnormalRefund(input: AbnormalRefundInput): Promise<Refund>;
-  /** Encrypts a sensitive field with the WeChat Pay public key; `serial` goes into Wechatpay-Serial. */
-  encryptSensitive(plaintext: string): { serial: string; ciphertext: string };
+  /**
+   * Encrypts sensitive fields, all with the one newest valid platform key (server/wechat/platform-keys.ts);
+   * `serial` names it and goes into Wechatpay-Serial.
+   */
+  encryptSensitive(plaintexts: string[]): { serial: string; ciphertexts: string[] };
   /** Verify (raw body, Wechatpay-* headers) and decrypt; throws WechatPayVerifyError. */
   parseNotification(rawBody: string, headers: HeadersLike): PayNotification;
 }

@@ -92,15 +92,14 @@ export function refundsRoutes() {
     if (!pay) throw conflict('WECHAT_NOT_CONFIGURED', '未配置微信支付');
     let to: AbnormalRedirect = { type: 'MERCHANT_BANK_CARD' };
     if (input.type === 'USER_BANK_CARD') {
-      // Encrypted at once with WeChat Pay's public key: only WeChat can read what is stored.
-      const account = pay.encryptSensitive(input.bank_account);
-      const name = pay.encryptSensitive(input.real_name);
+      // Encrypted at once with WeChat Pay's newest platform key: only WeChat can read what is stored.
+      const { serial, ciphertexts } = pay.encryptSensitive([input.bank_account, input.real_name]);
       to = {
         type: 'USER_BANK_CARD',
         bank_type: input.bank_type,
-        bank_account: account.ciphertext,
-        real_name: name.ciphertext,
-        key_serial: account.serial,
+        bank_account: ciphertexts[0]!,
+        real_name: ciphertexts[1]!,
+        key_serial: serial,
       };
     }
     return act(

@@ -180,3 +180,35 @@ describe('a redirection WeChat refuses', () => {
     await assertLedgerInvariants(w.database.db, { settled: true });
   });
 });
+
+describe('an abnormal refund while WeChat rotates its platform key', () => {
+  it('encrypts the card with the newest key and names it in Wechatpay-Serial', async () => {
+    // The earlier redirections moved the clock: the device beats at the current time, as it would.
+    await w.devices.handle({ type: 'heartbeat', serials: [ds[3]!.serial], at: w.deps.now() });
+    const { paid, row } = await abnormalRefund('o-abnormal-rotated', ds[3]!);
+    const old = w.sandbox.keys;
+    // WeChat adds a new key; the client is now configured with two, the new one after the old.
+    const newSerial = await w.sandbox.rotatePlatformKey();
+    expect(Object.keys(w.sandbox.payConfig.platformPublicKeys)).toEqual([old.platformSerial, newSerial]);
+    const card = {
+      type: 'USER_BANK_CARD',
+      bank_type: 'ICBC_DEBIT',
+      bank_account: '6222020200445566',
+      real_name: '赵六',
+    };
+    expect((await redirect(merchant, row.id, card)).status).toBe(200);
+    const [stored] = await refundsOf(w, paid.order_id);
+    expect(stored!.abnormal_key_serial).toBe(newSerial);
+    const newest = old.newerPlatform!.find((k) => k.serial === newSerial)!;
+    expect(rsaOaepDecrypt(stored!.abnormal_bank_account!, newest.privateKey)).toBe('6222020200445566');
+    expect(rsaOaepDecrypt(stored!.abnormal_real_name!, newest.privateKey)).toBe('赵六');
+    expect(() => rsaOaepDecrypt(stored!.abnormal_bank_account!, old.platformPrivateKey)).toThrow();
+    // WeChat reads it with the key the header names (the sandbox refuses a serial that does not match the key).
+    await settleRedirection(row.id);
+    expect((await refundsOf(w, paid.order_id))[0]!.status).toBe('succeeded');
+    expect(await sandboxRefundsOf(w, paid.order_no)).toMatchObject([
+      { status: 'SUCCESS', received_account: '工商银行借记卡5566' },
+    ]);
+    await assertLedgerInvariants(w.database.db, { settled: true });
+  });
+});

@@ -2,12 +2,14 @@
  * createWechat: sandbox by default, a partial live configuration refused, and live mode being nothing but
  * configuration — pointed at the sandbox's URLs and keys, the live-mode clients pay and sign in over real HTTP.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWechat } from '../../../server/sandbox/wechat-sandbox';
 import { PAY_NOTIFY_PATH, type WechatEnv } from '../../../server/wechat/config';
+import { rsaOaepDecrypt } from '../../../server/wechat/crypto';
 import { createTestApp } from '../test-app';
 import { PROTOCOL, type ProtocolApp, tradeNo } from './wechat-harness';
 
@@ -175,6 +177,37 @@ describe('createWechat', () => {
         trade_state: 'SUCCESS',
         amount: { total: 2000 },
       });
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('trusts a second platform key during a rotation and encrypts with the newer one', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wechat-cfg-'));
+    try {
+      const env = liveEnv(h, tmp);
+      const next = generateKeyPairSync('rsa', {
+        modulusLength: 2048,
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      });
+      await expect(
+        createWechat({ ...env, WECHAT_PLATFORM_PUBLIC_KEY_2: next.publicKey }, { db: h.database.db }),
+      ).rejects.toThrow(/WECHAT_PLATFORM_PUBLIC_KEY_ID_2/);
+      const w = await createWechat(
+        {
+          ...env,
+          WECHAT_PLATFORM_PUBLIC_KEY_2: next.publicKey,
+          WECHAT_PLATFORM_PUBLIC_KEY_ID_2: 'PUB_KEY_ID_NEXT',
+        },
+        { db: h.database.db },
+      );
+      const out = w.pay.encryptSensitive(['6222020200445566']);
+      expect(out.serial).toBe('PUB_KEY_ID_NEXT');
+      expect(rsaOaepDecrypt(out.ciphertexts[0]!, next.privateKey)).toBe('6222020200445566');
+      // The first key still verifies: the sandbox signs its answers with it.
+      const no = tradeNo('ROT');
+      await w.pay.prepayJsapi({ out_trade_no: no, description: '充值', amount_fen: 100, openid: 'oR' });
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
