@@ -13,6 +13,7 @@ import { toOutcome } from '../../http/outcome';
 import { merchantsApi } from '../../http/merchants-api';
 import { ConfirmDialog, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
+import { SearchSelectToolbar, StatusRow, StatusToggle } from '../shared/list-parts';
 import { StaffPage } from '../shared/staff-page';
 
 const PAGE_SIZE = 20;
@@ -49,9 +50,19 @@ export default function MerchantsScreen({ route }: ScreenProps) {
         {...listProps}
         keyOf={(m) => m.id}
         toolbar={
-          <MerchantToolbar
-            filter={filter}
-            onFilter={refilter}
+          <SearchSelectToolbar
+            search={{
+              value: filter.q,
+              placeholder: '搜索名称或账号',
+              label: '搜索商户',
+              onChange: (q) => refilter({ q }),
+            }}
+            select={{
+              value: filter.status,
+              label: '状态',
+              options: MERCHANT_STATUSES,
+              onChange: (status) => refilter({ status }),
+            }}
             onAdd={() => navigate('/admin/merchants/add')}
           />
         }
@@ -75,46 +86,6 @@ export default function MerchantsScreen({ route }: ScreenProps) {
   );
 }
 
-/** Search by name or account, the status filter, and 新增. */
-function MerchantToolbar({
-  filter,
-  onFilter,
-  onAdd,
-}: {
-  filter: Filter;
-  onFilter: (change: Partial<Filter>) => void;
-  onAdd: () => void;
-}) {
-  return (
-    <div className="flex gap-2">
-      <input
-        type="search"
-        className="input flex-1"
-        placeholder="搜索名称或账号"
-        aria-label="搜索商户"
-        value={filter.q}
-        onChange={(e) => onFilter({ q: e.target.value })}
-      />
-      <select
-        className="select w-24"
-        aria-label="状态"
-        value={filter.status}
-        onChange={(e) => onFilter({ status: e.target.value as MerchantStatus | '' })}
-      >
-        <option value="">全部</option>
-        {Object.entries(MERCHANT_STATUSES).map(([k, label]) => (
-          <option key={k} value={k}>
-            {label}
-          </option>
-        ))}
-      </select>
-      <button type="button" className="btn btn-primary btn-sm" onClick={onAdd}>
-        新增
-      </button>
-    </div>
-  );
-}
-
 /** A merchant: name (opens the form), contact and fee rate, owner account, and 停用/启用. */
 function MerchantRow({
   merchant: m,
@@ -126,26 +97,20 @@ function MerchantRow({
   onToggle: () => void;
 }) {
   return (
-    <div className="flex items-center gap-3 p-3" data-testid="merchant-row">
-      <button type="button" className="min-w-0 flex-1 text-left" onClick={onOpen}>
-        <p className="truncate font-medium">
-          {m.name}
-          {m.status === 'disabled' && <span className="ml-2 text-xs text-error">已停用</span>}
-        </p>
-        <p className="truncate text-xs text-base-content/60">
-          {m.contact_name || '未填联系人'}
-          {m.contact_phone && ` · ${m.contact_phone}`} · 费率 {feeRatePercent(m.fee_rate_bp)}
-        </p>
-        <p className="truncate text-xs text-base-content/60">账号 {m.owner?.username ?? '无'}</p>
-      </button>
-      <button
-        type="button"
-        className={`btn btn-ghost btn-sm ${m.status === 'active' ? 'text-error' : ''}`}
-        onClick={onToggle}
-      >
-        {m.status === 'active' ? '停用' : '启用'}
-      </button>
-    </div>
+    <StatusRow
+      testId="merchant-row"
+      name={m.name}
+      off={m.status === 'disabled'}
+      offClassName="text-error"
+      onOpen={onOpen}
+      actions={<StatusToggle active={m.status === 'active'} onClick={onToggle} />}
+    >
+      <p className="truncate text-xs text-base-content/60">
+        {m.contact_name || '未填联系人'}
+        {m.contact_phone && ` · ${m.contact_phone}`} · 费率 {feeRatePercent(m.fee_rate_bp)}
+      </p>
+      <p className="truncate text-xs text-base-content/60">账号 {m.owner?.username ?? '无'}</p>
+    </StatusRow>
   );
 }
 

@@ -7,7 +7,9 @@ import { productsApi } from '../../http/products-api';
 import { ConfirmDialog, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
+import { SearchSelectToolbar } from '../shared/list-parts';
 import { StaffPage } from '../shared/staff-page';
+import { useEditing } from '../shared/use-editing';
 import { ProductForm } from './parts/product-form';
 import { ProductRow } from './parts/product-row';
 
@@ -24,19 +26,10 @@ export default function ProductsScreen({ route }: ScreenProps) {
     PAGE_SIZE,
     (f) => ({ ...f, status: f.status || undefined }),
   );
-  const [editing, setEditing] = useState<Product | 'new' | null>(null);
   const [pending, setPending] = useState<Pending>(null);
   const [toast, setToast] = useState<Notice>(null);
-  const onFormDone = useCallback(
-    (saved: boolean) => {
-      setEditing(null);
-      if (saved) {
-        setToast({ message: '已保存', kind: 'success' });
-        list.refresh();
-      }
-    },
-    [list],
-  );
+  const saved = useCallback((message: string) => setToast({ message, kind: 'success' }), []);
+  const { editing, setEditing, onFormDone } = useEditing<Product>('已保存', saved, list.refresh);
   const onConfirmed = (notice: Notice) => {
     setPending(null);
     setToast(notice);
@@ -47,7 +40,23 @@ export default function ProductsScreen({ route }: ScreenProps) {
       <ResourceList
         {...listProps}
         keyOf={(p) => p.id}
-        toolbar={<ProductToolbar filter={filter} onFilter={refilter} onAdd={() => setEditing('new')} />}
+        toolbar={
+          <SearchSelectToolbar
+            search={{
+              value: filter.q,
+              placeholder: '搜索型号名称',
+              label: '搜索型号名称',
+              onChange: (q) => refilter({ q }),
+            }}
+            select={{
+              value: filter.status,
+              label: '状态',
+              options: PRODUCT_STATUSES,
+              onChange: (status) => refilter({ status }),
+            }}
+            onAdd={() => setEditing('new')}
+          />
+        }
         emptyTitle="暂无设备型号"
         emptyDescription="点击“新增”添加第一个型号。"
         renderItem={(p) => <ProductRow product={p} onOpen={() => setEditing(p)} onAction={setPending} />}
@@ -62,46 +71,6 @@ export default function ProductsScreen({ route }: ScreenProps) {
       <PendingConfirm pending={pending} onDone={onConfirmed} onCancel={() => setPending(null)} />
       {toast && <Toast message={toast.message} kind={toast.kind} onClose={() => setToast(null)} />}
     </StaffPage>
-  );
-}
-
-/** Search by name, the status filter, and 新增. */
-function ProductToolbar({
-  filter,
-  onFilter,
-  onAdd,
-}: {
-  filter: Filter;
-  onFilter: (change: Partial<Filter>) => void;
-  onAdd: () => void;
-}) {
-  return (
-    <div className="flex gap-2">
-      <input
-        type="search"
-        className="input flex-1"
-        placeholder="搜索型号名称"
-        aria-label="搜索型号名称"
-        value={filter.q}
-        onChange={(e) => onFilter({ q: e.target.value })}
-      />
-      <select
-        className="select w-24"
-        aria-label="状态"
-        value={filter.status}
-        onChange={(e) => onFilter({ status: e.target.value as ProductStatus | '' })}
-      >
-        <option value="">全部</option>
-        {Object.entries(PRODUCT_STATUSES).map(([k, label]) => (
-          <option key={k} value={k}>
-            {label}
-          </option>
-        ))}
-      </select>
-      <button type="button" className="btn btn-primary btn-sm" onClick={onAdd}>
-        新增
-      </button>
-    </div>
   );
 }
 

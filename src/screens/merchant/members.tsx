@@ -10,6 +10,7 @@ import { Sheet } from '../../ui/sheet';
 import { shortTime } from '../../ui/user/format';
 import { AdminMerchantFilter } from '../shared/admin-merchant-filter';
 import { StaffPage } from '../shared/staff-page';
+import { useResourceList } from '../shared/use-resource-list';
 import { MemberDetail } from './parts/member-detail';
 
 const PAGE_SIZE = 20;
@@ -44,10 +45,13 @@ function MemberRow({
  * with a merchant filter); a member's page (paged histories) and bonus credit in a sheet.
  */
 export default function MembersScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState({ q: '', merchant_id: undefined as number | undefined, page: 1 });
+  const { filter, refilter, list, listProps } = useResourceList(
+    membersApi.list,
+    { q: '', merchant_id: undefined as number | undefined, page: 1 },
+    PAGE_SIZE,
+  );
   const me = useRequest(loadMe);
   const isAdmin = me.data?.user.level === 1;
-  const list = useRequest(membersApi.list, { ...filter, page_size: PAGE_SIZE });
   const [open, setOpen] = useState<MerchantMember | null>(null);
   const [toast, setToast] = useState<string | null>(null);
   const onDone = useCallback(
@@ -66,14 +70,7 @@ export default function MembersScreen({ route }: ScreenProps) {
       description="在本商户有钱包或订单的会员：余额、最近到访与累计消费；可赠送余额作为补偿。"
     >
       <ResourceList
-        items={list.data?.items}
-        total={list.data?.total ?? 0}
-        page={filter.page}
-        pageSize={PAGE_SIZE}
-        loading={list.loading}
-        error={list.error}
-        onRetry={list.canRetry ? list.retry : undefined}
-        onPage={(page) => setFilter({ ...filter, page })}
+        {...listProps}
         keyOf={(m) => `${m.id}-${m.merchant_id}`}
         toolbar={
           <>
@@ -83,12 +80,12 @@ export default function MembersScreen({ route }: ScreenProps) {
               placeholder="搜索昵称或会员编号"
               aria-label="搜索会员"
               value={filter.q}
-              onChange={(e) => setFilter({ ...filter, q: e.target.value, page: 1 })}
+              onChange={(e) => refilter({ q: e.target.value })}
             />
             {isAdmin && (
               <AdminMerchantFilter
                 value={filter.merchant_id}
-                onChange={(merchant_id) => setFilter({ ...filter, merchant_id, page: 1 })}
+                onChange={(merchant_id) => refilter({ merchant_id })}
               />
             )}
           </>

@@ -11,6 +11,7 @@ import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { MoneyActionDialog, type ActionTexts } from '../shared/money-action-dialog';
 import { StaffPage } from '../shared/staff-page';
+import { useResourceList } from '../shared/use-resource-list';
 import {
   WithdrawalDetail,
   WithdrawalRow,
@@ -76,17 +77,17 @@ const ADMIN_ACTIONS: Parameters<typeof useMoneyAction>[0] = {
 
 /** `/merchant/withdrawals`: a merchant's and its partners' requests (the admin: all), each with its timeline. */
 export default function WithdrawalsScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState({
-    status: '' as WithdrawalStatus | '',
-    merchant_id: undefined as number | undefined,
-    page: 1,
-  });
-  const list = useRequest(withdrawalsApi.list, {
-    page: filter.page,
-    page_size: PAGE_SIZE,
-    status: filter.status || undefined,
-    merchant_id: filter.merchant_id,
-  });
+  const { filter, setFilter, list, listProps } = useResourceList(
+    withdrawalsApi.list,
+    { status: '' as WithdrawalStatus | '', merchant_id: undefined as number | undefined, page: 1 },
+    PAGE_SIZE,
+    (f) => ({
+      page: f.page,
+      page_size: f.page_size,
+      status: f.status || undefined,
+      merchant_id: f.merchant_id,
+    }),
+  );
   const me = useRequest(loadMe);
   const isAdmin = me.data?.user.level === 1;
   const [selected, setSelected] = useState<Withdrawal | null>(null);
@@ -111,14 +112,7 @@ export default function WithdrawalsScreen({ route }: ScreenProps) {
       }
     >
       <ResourceList
-        items={list.data?.items}
-        total={list.data?.total ?? 0}
-        page={filter.page}
-        pageSize={PAGE_SIZE}
-        loading={list.loading}
-        error={list.error}
-        onRetry={list.canRetry ? list.retry : undefined}
-        onPage={(page) => setFilter({ ...filter, page })}
+        {...listProps}
         keyOf={(w) => w.id}
         toolbar={
           <WithdrawalsToolbar

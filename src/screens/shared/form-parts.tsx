@@ -16,6 +16,9 @@ export function StaffForm({
   onDone,
   children,
   submitLabel = '保存',
+  submittingLabel = '保存中…',
+  leaveTitle = '放弃未保存的修改？',
+  leaveLabel = '放弃修改',
   onSubmit,
   className = 'space-y-3',
 }: {
@@ -23,6 +26,10 @@ export function StaffForm({
   onDone: (saved: boolean) => void;
   children: ReactNode;
   submitLabel?: string;
+  submittingLabel?: string;
+  /** The question before leaving with unsaved changes, and its confirm button. */
+  leaveTitle?: string;
+  leaveLabel?: string;
   /** Instead of submitting at once (e.g. to confirm first); call `form.actor.send({ type: 'form.submit' })`. */
   onSubmit?: () => void;
   className?: string;
@@ -52,14 +59,14 @@ export function StaffForm({
           取消
         </button>
         <button type="submit" className="btn btn-primary flex-1" disabled={view.submitting}>
-          {view.submitting ? '保存中…' : submitLabel}
+          {view.submitting ? submittingLabel : submitLabel}
         </button>
       </div>
       <ConfirmDialog
         open={view.asksToLeave}
-        title="放弃未保存的修改？"
+        title={leaveTitle}
         message="离开后，本次填写的内容不会保存。"
-        confirmLabel="放弃修改"
+        confirmLabel={leaveLabel}
         danger
         onConfirm={() => actor.send({ type: 'leave.confirm' })}
         onCancel={() => actor.send({ type: 'leave.cancel' })}

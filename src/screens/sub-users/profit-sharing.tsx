@@ -7,6 +7,8 @@ import { profitSharingApi } from '../../http/people-api';
 import { Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { StaffPage } from '../shared/staff-page';
+import { useEditing } from '../shared/use-editing';
+import { useResourceList } from '../shared/use-resource-list';
 import { RuleSheet, RulesToolbar } from './parts/share-rule-form';
 import { RemoveRuleDialog, ShareHistory, ShareRuleRow } from './parts/share-rule-rows';
 
@@ -17,29 +19,27 @@ const PAGE_SIZE = 20;
  * chooses the merchant whose venues and partners to edit (the lists show all merchants until then).
  */
 export default function ProfitSharingScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState({ page: 1, merchant_id: undefined as number | undefined });
-  const { page, merchant_id: merchantId } = filter;
+  const { filter, setFilter, list, listProps } = useResourceList(
+    profitSharingApi.list,
+    { page: 1, merchant_id: undefined as number | undefined },
+    PAGE_SIZE,
+  );
+  const { merchant_id: merchantId } = filter;
   const me = useRequest(loadMe);
   const isAdmin = me.data?.user.level === 1;
-  const list = useRequest(profitSharingApi.list, { ...filter, page_size: PAGE_SIZE });
   const [version, setVersion] = useState(0);
   const canAdd = me.data !== undefined && (!isAdmin || merchantId !== undefined);
-  const [editing, setEditing] = useState<ShareRule | 'new' | null>(null);
   const [removing, setRemoving] = useState<ShareRule | null>(null);
   const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
   const refresh = useCallback(() => {
     list.refresh();
     setVersion((v) => v + 1);
   }, [list]);
-  const onFormDone = useCallback(
-    (saved: boolean) => {
-      setEditing(null);
-      if (saved) {
-        setToast({ message: '已保存，此后的支付按新比例分润', kind: 'success' });
-        refresh();
-      }
-    },
-    [refresh],
+  const saved = useCallback((message: string) => setToast({ message, kind: 'success' }), []);
+  const { editing, setEditing, onFormDone } = useEditing<ShareRule>(
+    '已保存，此后的支付按新比例分润',
+    saved,
+    refresh,
   );
   return (
     <StaffPage
@@ -47,14 +47,7 @@ export default function ProfitSharingScreen({ route }: ScreenProps) {
       description="按场地为合伙人设置分润比例；同一场地合计不超过 100%，修改只影响此后的支付。"
     >
       <ResourceList
-        items={list.data?.items}
-        total={list.data?.total ?? 0}
-        page={page}
-        pageSize={PAGE_SIZE}
-        loading={list.loading}
-        error={list.error}
-        onRetry={list.canRetry ? list.retry : undefined}
-        onPage={(p) => setFilter({ ...filter, page: p })}
+        {...listProps}
         keyOf={(r) => r.id}
         toolbar={
           <RulesToolbar

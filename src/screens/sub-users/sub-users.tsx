@@ -8,6 +8,8 @@ import { Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { Sheet } from '../../ui/sheet';
 import { StaffPage } from '../shared/staff-page';
+import { useEditing } from '../shared/use-editing';
+import { useResourceList } from '../shared/use-resource-list';
 import { SubUserForm } from './parts/sub-user-form';
 import { SubUserRow, SubUsersFilters, ToggleStatusDialog, type SubUserFilter } from './parts/sub-user-rows';
 
@@ -15,38 +17,22 @@ const PAGE_SIZE = 20;
 
 /** `/sub-users/sub-users`: partners and employees; add and edit in a sheet, disable with a confirmation. */
 export default function SubUsersScreen({ route }: ScreenProps) {
-  const [filter, setFilter] = useState<SubUserFilter>({ q: '', role: '', merchant_id: undefined, page: 1 });
+  const { filter, setFilter, list, listProps } = useResourceList(
+    subUsersApi.list,
+    { q: '', role: '', merchant_id: undefined, page: 1 } as SubUserFilter,
+    PAGE_SIZE,
+    (f) => ({ ...f, role: f.role || undefined }),
+  );
   const me = useRequest(loadMe);
   const isAdmin = me.data?.user.level === 1;
-  const list = useRequest(subUsersApi.list, {
-    ...filter,
-    page_size: PAGE_SIZE,
-    role: filter.role || undefined,
-  });
-  const [editing, setEditing] = useState<SubUser | 'new' | null>(null);
   const [pending, setPending] = useState<SubUser | null>(null);
   const [toast, setToast] = useState<{ message: string; kind: 'success' | 'error' } | null>(null);
-  const onFormDone = useCallback(
-    (saved: boolean) => {
-      setEditing(null);
-      if (saved) {
-        setToast({ message: '已保存', kind: 'success' });
-        list.refresh();
-      }
-    },
-    [list],
-  );
+  const saved = useCallback((message: string) => setToast({ message, kind: 'success' }), []);
+  const { editing, setEditing, onFormDone } = useEditing<SubUser>('已保存', saved, list.refresh);
   return (
     <StaffPage route={route} description="为合伙人和员工开设子账号：设置初始密码、修改资料、重置密码或停用。">
       <ResourceList
-        items={list.data?.items}
-        total={list.data?.total ?? 0}
-        page={filter.page}
-        pageSize={PAGE_SIZE}
-        loading={list.loading}
-        error={list.error}
-        onRetry={list.canRetry ? list.retry : undefined}
-        onPage={(page) => setFilter({ ...filter, page })}
+        {...listProps}
         keyOf={(u) => u.id}
         toolbar={
           <SubUsersFilters

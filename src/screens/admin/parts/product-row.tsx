@@ -1,4 +1,5 @@
 import { PRODUCT_CATEGORIES, type Product } from '../../../domain/products.schema';
+import { StatusRow, StatusToggle } from '../../shared/list-parts';
 
 /** A device model's row: name (opens the edit sheet), category and device count, 停用/启用 and 删除. */
 export function ProductRow({
@@ -11,30 +12,31 @@ export function ProductRow({
   onAction: (pending: { kind: 'retire' | 'restore' | 'delete'; product: Product }) => void;
 }) {
   return (
-    <div className="flex items-center gap-3 p-3" data-testid="product-row">
-      <button type="button" className="min-w-0 flex-1 text-left" onClick={onOpen}>
-        <p className="truncate font-medium">
-          {p.name}
-          {p.status === 'retired' && <span className="ml-2 text-xs text-base-content/50">已停用</span>}
-        </p>
-        <p className="text-xs text-base-content/60">
-          {PRODUCT_CATEGORIES[p.category]} · {p.device_count} 台设备
-        </p>
-      </button>
-      <button
-        type="button"
-        className="btn btn-ghost btn-sm"
-        onClick={() => onAction({ kind: p.status === 'active' ? 'retire' : 'restore', product: p })}
-      >
-        {p.status === 'active' ? '停用' : '启用'}
-      </button>
-      <button
-        type="button"
-        className="btn btn-ghost btn-sm text-error"
-        onClick={() => onAction({ kind: 'delete', product: p })}
-      >
-        删除
-      </button>
-    </div>
+    <StatusRow
+      testId="product-row"
+      name={p.name}
+      off={p.status === 'retired'}
+      onOpen={onOpen}
+      actions={
+        <>
+          <StatusToggle
+            active={p.status === 'active'}
+            quiet
+            onClick={() => onAction({ kind: p.status === 'active' ? 'retire' : 'restore', product: p })}
+          />
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm text-error"
+            onClick={() => onAction({ kind: 'delete', product: p })}
+          >
+            删除
+          </button>
+        </>
+      }
+    >
+      <p className="text-xs text-base-content/60">
+        {PRODUCT_CATEGORIES[p.category]} · {p.device_count} 台设备
+      </p>
+    </StatusRow>
   );
 }

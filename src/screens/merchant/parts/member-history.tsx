@@ -1,5 +1,4 @@
 import { useState, type ReactNode } from 'react';
-import { useRequest } from '../../../app/use-request';
 import type { Page } from '../../../domain/api';
 import {
   KIND_LABELS,
@@ -23,6 +22,7 @@ import { AbnormalRefundSheet } from './abnormal-refund-sheet';
 import { ConfirmDialog, Money, Toast } from '../../../ui';
 import { ResourceList } from '../../../ui/resource-list';
 import { ORDER_STATUS_LABELS, shortTime } from '../../../ui/user/format';
+import { useResourceList } from '../../shared/use-resource-list';
 
 const PAGE_SIZE = 10;
 
@@ -42,22 +42,9 @@ function HistoryList<T>(props: {
   render: (item: T) => ReactNode;
   empty: string;
 }) {
-  const [page, setPage] = useState(1);
-  const list = useRequest(props.load, page);
+  const { listProps } = useResourceList(props.load, { page: 1 }, PAGE_SIZE, (f) => f.page);
   return (
-    <ResourceList
-      items={list.data?.items}
-      total={list.data?.total ?? 0}
-      page={page}
-      pageSize={PAGE_SIZE}
-      loading={list.loading}
-      error={list.error}
-      onRetry={list.canRetry ? list.retry : undefined}
-      onPage={setPage}
-      keyOf={props.keyOf}
-      emptyTitle={props.empty}
-      renderItem={props.render}
-    />
+    <ResourceList {...listProps} keyOf={props.keyOf} emptyTitle={props.empty} renderItem={props.render} />
   );
 }
 

@@ -3,13 +3,14 @@ import { toOutcome } from '../../../http/outcome';
 import { subUsersApi } from '../../../http/people-api';
 import { ConfirmDialog } from '../../../ui';
 import { AdminMerchantFilter } from '../../shared/admin-merchant-filter';
+import { SearchSelectToolbar, StatusRow, StatusToggle } from '../../shared/list-parts';
 
-export interface SubUserFilter {
+export type SubUserFilter = {
   q: string;
   role: SubUserRole | '';
   merchant_id: number | undefined;
   page: number;
-}
+};
 
 /** Search, role, add; and the admin's merchant filter under them. */
 export function SubUsersFilters({
@@ -25,32 +26,21 @@ export function SubUsersFilters({
 }) {
   return (
     <div className="flex flex-col gap-2">
-      <div className="flex gap-2">
-        <input
-          type="search"
-          className="input flex-1"
-          placeholder="搜索用户名、姓名或手机号"
-          aria-label="搜索子账号"
-          value={filter.q}
-          onChange={(e) => onFilter({ ...filter, q: e.target.value, page: 1 })}
-        />
-        <select
-          className="select w-24"
-          aria-label="角色"
-          value={filter.role}
-          onChange={(e) => onFilter({ ...filter, role: e.target.value as SubUserRole | '', page: 1 })}
-        >
-          <option value="">全部</option>
-          {Object.entries(SUB_USER_ROLES).map(([k, label]) => (
-            <option key={k} value={k}>
-              {label}
-            </option>
-          ))}
-        </select>
-        <button type="button" className="btn btn-primary btn-sm" onClick={onAdd}>
-          新增
-        </button>
-      </div>
+      <SearchSelectToolbar
+        search={{
+          value: filter.q,
+          placeholder: '搜索用户名、姓名或手机号',
+          label: '搜索子账号',
+          onChange: (q) => onFilter({ ...filter, q, page: 1 }),
+        }}
+        select={{
+          value: filter.role,
+          label: '角色',
+          options: SUB_USER_ROLES,
+          onChange: (role) => onFilter({ ...filter, role, page: 1 }),
+        }}
+        onAdd={onAdd}
+      />
       {isAdmin && (
         <AdminMerchantFilter
           value={filter.merchant_id}
@@ -74,26 +64,19 @@ export function SubUserRow({
   onToggle: () => void;
 }) {
   return (
-    <div className="flex items-center gap-3 p-3" data-testid="sub-user-row">
-      <button type="button" className="min-w-0 flex-1 text-left" onClick={onEdit}>
-        <p className="truncate font-medium">
-          {u.name}
-          {u.status === 'disabled' && <span className="ml-2 text-xs text-base-content/50">已停用</span>}
-        </p>
-        <p className="text-xs text-base-content/60">
-          {SUB_USER_ROLES[u.role]} · {u.username}
-          {u.phone && ` · ${u.phone}`}
-          {showMerchant && ` · ${u.merchant_name}`}
-        </p>
-      </button>
-      <button
-        type="button"
-        className={`btn btn-ghost btn-sm ${u.status === 'active' ? 'text-error' : ''}`}
-        onClick={onToggle}
-      >
-        {u.status === 'active' ? '停用' : '启用'}
-      </button>
-    </div>
+    <StatusRow
+      testId="sub-user-row"
+      name={u.name}
+      off={u.status === 'disabled'}
+      onOpen={onEdit}
+      actions={<StatusToggle active={u.status === 'active'} onClick={onToggle} />}
+    >
+      <p className="text-xs text-base-content/60">
+        {SUB_USER_ROLES[u.role]} · {u.username}
+        {u.phone && ` · ${u.phone}`}
+        {showMerchant && ` · ${u.merchant_name}`}
+      </p>
+    </StatusRow>
   );
 }
 
