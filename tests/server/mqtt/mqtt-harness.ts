@@ -22,9 +22,13 @@ import { createTestApp, type TestApp } from '../test-app';
 import { startMosquitto, type Mosquitto } from './mosquitto';
 
 export type BrokerKind = 'embedded' | 'mosquitto';
+/** The MQTT protocol level devices speak: 4 = MQTT 3.1.1, 5 = MQTT 5. */
+export type DeviceLevel = 4 | 5;
 
 export interface MqttWorld {
   kind: BrokerKind;
+  /** The protocol level of the simulated fleet (and of `device`). */
+  level: DeviceLevel;
   t: TestApp;
   /** The running instance's devices service and gateway (replaced by `restart`). */
   devices: DevicesService;
@@ -36,6 +40,8 @@ export interface MqttWorld {
   secrets: Map<string, string>;
   /** Serials a test plays by hand: the simulator leaves them alone (also after a restart). */
   byHand: Set<string>;
+  /** `rawDevice` on this world's broker at this world's protocol level. */
+  device(serial: string, secret: string, opts?: { clientId?: string }): Promise<MqttClient>;
   /**
    * Stops the server's devices side (the embedded broker with it) and starts a new one on the same DB (and, on
    * Mosquitto, the same persistent client id); `whileDown` runs in between.
@@ -58,6 +64,7 @@ interface WorldParts {
   byHand: Set<string>;
   mosquitto?: Mosquitto;
   ackDelayMs: number;
+  level: DeviceLevel;
 }
 
 /** The server's gateway with the simulated fleet; `port` pins the embedded broker's port (a restart). */
@@ -95,6 +102,7 @@ function fleetGateway(p: WorldParts, port = 0): MqttDevicesGateway {
       },
       ackDelayMs: p.ackDelayMs,
       heartbeatMs: 60_000,
+      protocolVersion: p.level,
     },
   });
 }
@@ -113,7 +121,7 @@ function serviceOn(p: WorldParts, gateway: DeviceGateway) {
 export async function startMqttWorld(
   kind: BrokerKind,
   env: EnvInput = {},
-  opts: { ackDelayMs?: number } = {},
+  opts: { ackDelayMs?: number; level?: DeviceLevel } = {},
 ): Promise<MqttWorld> {
   const server = { username: SERVER_USERNAME, password: randomBytes(24).toString('base64url') };
   const t = await createTestApp({ env: { MQTT_SERVER_SECRET: server.password, ...env } });
@@ -133,6 +141,7 @@ export async function startMqttWorld(
     byHand: new Set(),
     mosquitto,
     ackDelayMs: opts.ackDelayMs ?? 20,
+    level: opts.level ?? 4,
   };
   const gw = fleetGateway(p);
   const devices = serviceOn(p, gw);
@@ -142,6 +151,7 @@ export async function startMqttWorld(
   const others: (() => Promise<void>)[] = [];
   const world: MqttWorld = {
     kind,
+    level: p.level,
     t,
     devices,
     gw,
@@ -149,6 +159,7 @@ export async function startMqttWorld(
     server,
     secrets,
     byHand: p.byHand,
+    device: (serial, secret, o = {}) => rawDevice(url, serial, secret, { ...o, protocolVersion: p.level }),
     async restart(whileDown) {
       const port = world.gw.broker?.port ?? 0;
       await stop();
@@ -187,7 +198,7 @@ export async function rawDevice(
   url: string,
   serial: string,
   secret: string,
-  opts: { clientId?: string; protocolVersion?: 4 | 5 } = {},
+  opts: { clientId?: string; protocolVersion?: DeviceLevel } = {},
 ): Promise<MqttClient> {
   return mqtt.connectAsync(url, {
     clientId: opts.clientId ?? `${serial}-test-${randomBytes(3).toString('hex')}`,

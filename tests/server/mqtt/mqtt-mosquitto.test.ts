@@ -8,7 +8,8 @@ import { MOSQUITTO, mosquittoAvailable } from './mosquitto';
 import { mqttScenarios } from './mqtt-scenarios';
 
 if (mosquittoAvailable()) {
-  mqttScenarios('mosquitto');
+  mqttScenarios('mosquitto', 4);
+  mqttScenarios('mosquitto', 5);
 } else if (process.env.CI) {
   describe('Mosquitto', () => {
     it('is installed (CI installs it in .ci/run)', () => {

@@ -6,6 +6,7 @@
  * a device's event across a restart of the server applied once.
  */
 import { count, eq } from 'drizzle-orm';
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledger_transactions, orders } from '../../../server/db/schema';
 import { SERVER_USERNAME } from '../../../server/services/devices/mqtt/protocol';
@@ -15,19 +16,20 @@ import {
   deviceBySerial,
   json,
   pause,
-  rawDevice,
   recorder,
   sessionRow,
   startMqttWorld,
   until,
   type BrokerKind,
+  type DeviceLevel,
   type MqttWorld,
 } from './mqtt-harness';
+import { BAD_CREDENTIALS, grant, refusal } from './mqtt-refusals';
 
 const HAND = 'XH-CP-0004'; // device 5's serial is XH-MC-0002; 4 is a charging pile at venue 2
 const deviceIdOf = async (w: MqttWorld, serial: string) => (await deviceBySerial(w, serial)).id;
 
-export function mqttScenarios(kind: BrokerKind) {
+export function mqttScenarios(kind: BrokerKind, level: DeviceLevel) {
   let w: MqttWorld;
   let member: number;
   const pay = async (serial: string) => {
@@ -45,13 +47,13 @@ export function mqttScenarios(kind: BrokerKind) {
     )[0]!.n - 1;
 
   beforeAll(async () => {
-    w = await startMqttWorld(kind);
+    w = await startMqttWorld(kind, {}, { level });
     member = await createMember(w.t.deps.db);
     await fundMember(w.t.deps.db, member, 1, 100_000, w.t.deps.now());
   });
   afterAll(async () => w?.close());
 
-  describe(`devices over MQTT (${kind} broker)`, () => {
+  describe(`devices speaking MQTT ${level === 5 ? '5' : '3.1.1'} (${kind} broker)`, () => {
     it('the simulated fleet is online before the first request; a paid start runs on the device ack', async () => {
       const d = await deviceBySerial(w, 'XH-CP-0001');
       expect(d.last_heartbeat_at).not.toBeNull();
@@ -77,40 +79,43 @@ export function mqttScenarios(kind: BrokerKind) {
 
     it('refuses a wrong secret, an unknown serial and the server name with a device secret', async () => {
       const good = w.secrets.get('XH-CP-0001')!;
-      await expect(rawDevice(w.url, 'XH-CP-0001', 'wrong-secret')).rejects.toThrow(/username|authori/i);
-      await expect(rawDevice(w.url, 'XH-CP-0001', `${good}x`)).rejects.toThrow(/username|authori/i);
-      await expect(rawDevice(w.url, 'NO-SUCH-1', good)).rejects.toThrow(/username|authori/i);
-      await expect(rawDevice(w.url, SERVER_USERNAME, good)).rejects.toThrow(/username|authori/i);
-      const ok = await rawDevice(w.url, 'XH-CP-0001', good);
-      expect(ok.connected).toBe(true);
-      await ok.endAsync();
+      const codes = [
+        await refusal(w.device('XH-CP-0001', 'wrong-secret')),
+        await refusal(w.device('XH-CP-0001', `${good}x`)),
+        await refusal(w.device('NO-SUCH-1', good)),
+        await refusal(w.device(SERVER_USERNAME, good)),
+      ];
+      expect(codes).toEqual(Array(4).fill(BAD_CREDENTIALS[kind][level]));
+      expect(await refusal(w.device('XH-CP-0001', good))).toBe(0);
     });
 
     it('a device reads and writes only its own topics: another device’s are refused or dropped', async () => {
       const rec = recorder(w.gw);
       await w.gw.setMode('XH-MC-0001', 'silent');
-      const raw = await rawDevice(w.url, 'XH-CP-0003', w.secrets.get('XH-CP-0003')!);
+      const raw = await w.device('XH-CP-0003', w.secrets.get('XH-CP-0003')!);
       const heard: string[] = [];
       raw.on('message', (topic) => heard.push(topic));
-      // A refused subscription is a failure code (128) in the SUBACK; mqtt.js reports it as an error.
-      const grant = (topic: string) =>
-        new Promise<number>((resolve) =>
-          raw.subscribe(topic, { qos: 1 }, (err, g) => resolve(err ? 128 : (g?.[0]?.qos ?? -1))),
-        );
       const grants = [
-        await grant('scango/XH-MC-0001/cmd'),
-        await grant('scango/#'),
-        await grant('scango/XH-CP-0003/cmd'),
+        await grant(raw, 'scango/XH-MC-0001/cmd'),
+        await grant(raw, 'scango/#'),
+        await grant(raw, 'scango/XH-CP-0003/cmd'),
       ];
-      // aedes refuses them in the SUBACK; Mosquitto grants an MQTT 3.1.1 subscription and filters every delivery.
-      if (kind === 'embedded') expect(grants).toEqual([128, 128, 1]);
+      // aedes refuses them in the SUBACK; Mosquitto grants the subscription and filters every delivery.
+      expect(grants).toEqual(kind === 'embedded' ? [128, 128, 1] : [1, 1, 1]);
       const { session_id } = await pay('XH-MC-0001');
       // Its own ack topic, naming another device's session: heard, and ignored by the server.
       await raw.publishAsync('scango/XH-CP-0003/ack', json({ cmd: 'start', session_id, result: 'ok' }), {
         qos: 1,
       });
-      // Another device's topic: the broker refuses it (aedes closes the connection, Mosquitto drops it).
-      raw.publish('scango/XH-MC-0001/ack', json({ cmd: 'start', session_id, result: 'ok' }), { qos: 1 });
+      // Another device's topic: the broker refuses it. MQTT 5: a PUBACK with reason code 0x87 (not authorized),
+      // the connection kept; MQTT 3.1.1 has no refusal code: aedes closes the connection, Mosquitto drops it.
+      const forged = json({ cmd: 'start', session_id, result: 'ok' });
+      if (level === 5) {
+        expect(await refusal(raw.publishAsync('scango/XH-MC-0001/ack', forged, { qos: 1 }))).toBe(0x87);
+        // The protocol is QoS 1: the embedded broker refuses QoS 2 even on the device's own topic (PUBREC 0x87).
+        const qos2 = raw.publishAsync('scango/XH-CP-0003/heartbeat', json({}), { qos: 2 });
+        expect(await refusal(qos2)).toBe(kind === 'embedded' ? 0x87 : 0);
+      } else raw.publish('scango/XH-MC-0001/ack', forged, { qos: 1 });
       await pause(500);
       await w.devices.settle();
       expect(rec.events.some((e) => e.type === 'ack' && e.serial === 'XH-CP-0003')).toBe(true);
@@ -118,7 +123,8 @@ export function mqttScenarios(kind: BrokerKind) {
       expect((await sessionRow(w, session_id)).status).toBe('starting');
       // The start command for XH-MC-0001 never reached the other device's subscriptions.
       expect(heard).toEqual([]);
-      if (kind === 'embedded') await until(async () => !raw.connected, 'the connection closed');
+      if (level === 5) expect(raw.connected).toBe(true);
+      else if (kind === 'embedded') await until(async () => !raw.connected, 'the connection closed');
       rec.off();
       await raw.endAsync(true);
       await w.gw.setMode('XH-MC-0001', 'normal');
@@ -126,7 +132,7 @@ export function mqttScenarios(kind: BrokerKind) {
 
     it('a device played by hand: a duplicated ack or ended changes things once; a fault refunds and marks it', async () => {
       await w.gw.setMode(HAND, 'offline');
-      const raw = await rawDevice(w.url, HAND, w.secrets.get(HAND)!, { clientId: HAND });
+      const raw = await w.device(HAND, w.secrets.get(HAND)!, { clientId: HAND });
       const commands: { cmd: string; session_id: number; minutes?: number }[] = [];
       raw.on('message', (_t, p) => commands.push(JSON.parse(p.toString())));
       await raw.subscribeAsync(`scango/${HAND}/cmd`, { qos: 1 });
@@ -184,10 +190,16 @@ export function mqttScenarios(kind: BrokerKind) {
     });
 
     it('two API instances on one broker: each event is applied once', async () => {
+      if (kind === 'embedded') {
+        // The embedded broker has no MQTT 5 shared subscriptions (0x9E): each instance hears every event.
+        const probe = await mqtt.connectAsync(w.url, { ...w.server, protocolVersion: 5, reconnectPeriod: 0 });
+        expect(await grant(probe, '$share/scango/scango/+/ack')).toBe(128);
+        await probe.endAsync();
+      }
       const second = await w.secondInstance();
       const rec1 = recorder(w.gw);
       const rec2 = recorder(second.devices.gateway);
-      const raw = await rawDevice(w.url, HAND, w.secrets.get(HAND)!, { clientId: HAND });
+      const raw = await w.device(HAND, w.secrets.get(HAND)!, { clientId: HAND });
       const commands: { session_id: number }[] = [];
       raw.on('message', (_t, p) => commands.push(JSON.parse(p.toString())));
       await raw.subscribeAsync(`scango/${HAND}/cmd`, { qos: 1 });
@@ -226,7 +238,7 @@ export function mqttScenarios(kind: BrokerKind) {
     it('heartbeats; events after a server restart: the device’s ended is applied once, its repeat changes nothing', async () => {
       w.byHand.add(HAND);
       const connectHand = async () => {
-        const raw = await rawDevice(w.url, HAND, w.secrets.get(HAND)!, { clientId: HAND });
+        const raw = await w.device(HAND, w.secrets.get(HAND)!, { clientId: HAND });
         await raw.subscribeAsync(`scango/${HAND}/cmd`, { qos: 1 });
         await raw.publishAsync(`scango/${HAND}/status`, json({ online: true }), { qos: 1, retain: true });
         return raw;

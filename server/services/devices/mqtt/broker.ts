@@ -1,9 +1,10 @@
 /**
- * The embedded MQTT broker (aedes, MQTT 3.1.1) that `npm start` runs in-process on MQTT_PORT. It authenticates
- * every client (a device: username = serial, password = its secret, checked against the stored hash; the server:
- * its own username and secret) and applies the per-device ACL of protocol.ts: a publish outside the client's own
- * topics closes its connection (aedes's answer to a refused publish), a subscription outside them is refused in
- * the SUBACK. Nothing here logs a password.
+ * The embedded MQTT broker (aedes 2 beta: MQTT 3.1.1 and MQTT 5, decision D23 in docs/decisions.md) that
+ * `npm start` runs in-process on MQTT_PORT. It authenticates every client (a device: username = serial, password =
+ * its secret, checked against the stored hash; the server: its own username and secret; a refusal is CONNACK 4, or
+ * 0x86 under MQTT 5) and applies the per-device ACL of protocol.ts: a publish outside the client's own topics is
+ * answered with PUBACK 0x87 under MQTT 5 and closes the connection under MQTT 3.1.1 (which cannot refuse a
+ * publish), a subscription outside them is refused in the SUBACK. Nothing here logs a password.
  */
 import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
@@ -74,6 +75,9 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       const user = client ? usernames.get(client) : undefined;
       // client is null only for a will left over from a previous broker life: it was authorized when registered.
       if (client === null) return callback(null);
+      // The protocol is QoS 1 throughout. Refusing QoS 2 here, before aedes stores the packet to await its PUBREL,
+      // also caps what one client can make the broker hold (aedes 1.2's maxInflightInbound; the 2.0 beta lacks it).
+      if (packet.qos === 2) return callback(new Error('QoS 2 not used'));
       if (user && mayPublish(user, packet.topic)) return callback(null);
       callback(new Error('topic not allowed'));
     },
