@@ -3,7 +3,7 @@
  * (`/employee/remote-start`, `/employee/device-charging`). Shared by the server's validation and the screens.
  */
 import { z } from 'zod';
-import { BodyIdSchema, QueryIdSchema, type DeviceStatus } from './api';
+import { BodyIdSchema, QueryIdSchema, type PublicDevice } from './api';
 
 export const START_MODES = { cash: '现金收款', service: '免费服务' } as const;
 export type StartMode = keyof typeof START_MODES;
@@ -40,13 +40,11 @@ export interface BoardSession {
   amount_fen: number;
 }
 
-export interface BoardDevice {
-  id: number;
-  name: string;
-  serial: string;
-  status: DeviceStatus;
-  online: boolean;
-  venue_id: number;
+/** A device on the board: what the public device page shows of it, with its venue's name and running session. */
+export interface BoardDevice extends Pick<
+  PublicDevice,
+  'id' | 'name' | 'serial' | 'status' | 'online' | 'venue_id'
+> {
   venue_name: string;
   session?: BoardSession;
 }

@@ -49,6 +49,15 @@ const failWith = (error: Pick<RequestError, 'code' | 'message'> | null, retry: R
     : { code: 'UNEXPECTED', message: '出了点问题，请重试', retry },
 });
 
+/** The `fail` action from a call's outcome: its error (with the retry `retry` picks for it), else the unexpected. */
+const failFromOutcome = (retry: (error: RequestError | null) => Retry) => ({
+  type: 'fail' as const,
+  params: ({ event }: { event: { output: Outcome<unknown> } }) => {
+    const error = event.output.ok ? null : event.output.error;
+    return failWith(error, retry(error)).params;
+  },
+});
+
 const notProvided = (name: string) => () => Promise.reject(new Error(`${name}: supply it with provide()`));
 
 const rechargeSetup = setup({
@@ -165,16 +174,7 @@ export const rechargeMachine = rechargeSetup.createMachine({
             target: 'idle',
             actions: 'goToSignIn',
           },
-          {
-            target: 'failed',
-            actions: assign({
-              error: ({ event }) => ({
-                code: event.output.ok ? 'UNEXPECTED' : event.output.error.code,
-                message: event.output.ok ? '出了点问题，请重试' : event.output.error.message,
-                retry: 'load' as const,
-              }),
-            }),
-          },
+          { target: 'failed', actions: failFromOutcome(() => 'load') },
         ],
         onError: { target: 'failed', actions: failWith(null, 'load') },
       },
@@ -219,15 +219,8 @@ export const rechargeMachine = rechargeSetup.createMachine({
           },
           {
             target: 'failed',
-            actions: assign({
-              error: ({ event }) => ({
-                code: event.output.ok ? 'UNEXPECTED' : event.output.error.code,
-                message: event.output.ok ? '出了点问题，请重试' : event.output.error.message,
-                // No answer: the same key may be retried safely; a clear refusal starts over.
-                retry:
-                  !event.output.ok && event.output.error.status === 0 ? ('pay' as const) : ('none' as const),
-              }),
-            }),
+            // No answer: the same key may be retried safely; a clear refusal starts over.
+            actions: failFromOutcome((error) => (error?.status === 0 ? 'pay' : 'none')),
           },
         ],
         onError: { target: 'failed', actions: failWith(null, 'pay') },
