@@ -4,7 +4,8 @@ import './user-dom';
  * The staff sheet 处理异常退款 against the real server in process (real app, database, WeChat sandbox, the demo
  * merchant's token): a WeChat refund ended ABNORMAL; a bad card number is refused before any request with the
  * shared schema's message; the confirmation says where the money goes (bank, holder, last four digits); confirming
- * sends one POST and the refund is on its way to that card, the number stored only encrypted.
+ * sends one POST and the refund is on its way to that card, the number stored only encrypted. The sheet runs on the
+ * shared form machine: a refusal of the server shows in the sheet, and closing a changed form asks first.
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,5 +87,27 @@ describe('处理异常退款', () => {
     expect(after!.status === 'abnormal_pending' || after!.status === 'processing').toBe(true);
     expect(after!.abnormal_type).toBe('USER_BANK_CARD');
     expect(after!.abnormal_bank_account).not.toContain('1234');
+    cleanup();
+
+    // Opened again on the same refund (already on its way): the server's refusal shows in the sheet, nothing is
+    // reported done; closing with a changed form asks first.
+    let closed = 0;
+    render(
+      <AbnormalRefundSheet
+        refund={{ id: row!.id, status: 'abnormal', amount_fen: row!.amount_fen, created_at: '' }}
+        orderNo={paid.order_no}
+        onClose={() => closed++}
+        onDone={(m, ok) => done.push([m, ok])}
+      />,
+    );
+    fireEvent.click(screen.getByRole('radio', { name: '退回商户账户' }));
+    fireEvent.click(screen.getByRole('button', { name: '下一步' }));
+    expect((await screen.findByTestId('abnormal-summary')).textContent).toContain('商户结算银行账户');
+    fireEvent.click(screen.getByRole('button', { name: '确认提交' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('不是退款异常状态');
+    expect(done).toHaveLength(1);
+    fireEvent.click(screen.getByRole('button', { name: '取消' }));
+    fireEvent.click(await screen.findByRole('button', { name: '放弃修改' }));
+    await waitFor(() => expect(closed).toBe(1));
   }, 30_000);
 });
