@@ -56,34 +56,18 @@ export interface PayContext {
   rules: { partner_account_id: number; ratio_bp: number; wallet_id: number | null }[];
 }
 
-/** The pay's context in one statement (run it after the wallet lock); undefined when the device does not exist. */
+/**
+ * The pay's context in one statement (run it after the wallet lock); undefined when the device does not exist. The
+ * query is the PL/pgSQL function `pay_context` (server/db/migrations/0015_pay_context.sql, docs/decisions.md D24).
+ */
 export async function payContext(
   tx: Tx,
   q: { memberId: number; deviceId: number; priceId: number; key: string | null },
 ): Promise<PayContext | undefined> {
-  const res = (await tx.execute(sql`
-    select d.name as device_name, d.venue_id as device_venue_id, d.merchant_id, d.status as device_status,
-      (extract(epoch from d.last_heartbeat_at) * 1000)::float8 as heartbeat_ms,
-      exists (select 1 from device_sessions s
-        where s.device_id = d.id and s.status in ('starting', 'running')) as busy,
-      p.id as price_id, p.venue_id as price_venue_id, p.active as price_active, p.price_fen, p.minutes,
-      m.status as merchant_status, m.fee_rate_bp,
-      (select o.id from orders o
-        where o.member_id = ${q.memberId}::int and o.idempotency_key = ${q.key}::text) as replay_id,
-      (select id from wallets where kind = 'platform' order by id limit 1) as platform_wallet,
-      (select id from wallets where kind = 'merchant' and merchant_id = d.merchant_id) as merchant_wallet,
-      (select id from wallets where kind = 'external' and code = 'promotion') as promotion_wallet,
-      (select id from wallets where kind = 'external' and code = 'till') as till_wallet,
-      (select coalesce(json_agg(json_build_object('partner_account_id', r.partner_account_id,
-          'ratio_bp', r.ratio_bp, 'wallet_id', pw.id)), '[]'::json)
-        from share_rules r
-          join accounts a on a.id = r.partner_account_id and a.status = 'active'
-          left join wallets pw on pw.kind = 'partner' and pw.account_id = r.partner_account_id
-        where r.venue_id = d.venue_id and r.merchant_id = d.merchant_id) as rules
-    from devices d
-      left join service_prices p on p.id = ${q.priceId}::int
-      left join merchants m on m.id = d.merchant_id
-    where d.id = ${q.deviceId}::int`)) as unknown as { rows: PayContext[] };
+  // The function pay_context (migration 0015) holds the query, so its plan is kept per connection.
+  const res = (await tx.execute(
+    sql`select * from pay_context(${q.memberId}::int, ${q.deviceId}::int, ${q.priceId}::int, ${q.key}::text)`,
+  )) as unknown as { rows: PayContext[] };
   const row = res.rows[0];
   if (!row) return undefined;
   // json arrives parsed from node-postgres and PGlite alike; a string only from a driver that does not parse it.
