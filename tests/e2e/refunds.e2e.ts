@@ -4,11 +4,11 @@
  * 退款关闭 on /user/consumption-history; the merchant sees it on the order in the member's page, retries it
  * (confirmed), and both then see 已退回微信. Screenshots docs/screenshots/refunds-*.png.
  */
-import { desc, eq } from 'drizzle-orm';
-import type { Browser, Page } from 'playwright-core';
+import { eq } from 'drizzle-orm';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../server/context';
-import { members, orders, sandbox_pay_transactions, wechat_refunds } from '../../server/db/schema';
+import { members, wechat_refunds } from '../../server/db/schema';
 import {
   WECHAT_UA,
   launchBrowser,
@@ -18,6 +18,7 @@ import {
   startApp,
   type RunningApp,
 } from './harness';
+import { deviceRefuses, payWithRefundOutcome, refundReaches } from './refund-steps';
 import { openSignedInWeChat } from './steps';
 
 let app: RunningApp;
@@ -34,56 +35,17 @@ afterAll(async () => {
 
 const deps = () => app.server.deps as AppDeps;
 
-/** Waits until the order's latest WeChat refund is in `status`. */
-async function refundReaches(orderNo: string, status: string) {
-  const { db } = deps();
-  await expect
-    .poll(
-      async () => {
-        const [row] = await db
-          .select({ status: wechat_refunds.status })
-          .from(wechat_refunds)
-          .innerJoin(orders, eq(orders.id, wechat_refunds.order_id))
-          .where(eq(orders.order_no, orderNo))
-          .orderBy(desc(wechat_refunds.id));
-        return row?.status;
-      },
-      { timeout: 30_000, interval: 250 },
-    )
-    .toBe(status);
-}
-
-/** 微信支付 → 确认付款 → the sandbox cashier; the sandbox closes this payment's refunds; 确认支付. */
-async function payAndCloseRefunds(page: Page): Promise<string> {
-  await page.getByRole('button', { name: '微信支付' }).click();
-  await page.getByRole('button', { name: '确认付款' }).click();
-  await page.getByRole('button', { name: '确认支付' }).waitFor();
-  const [tx] = await deps()
-    .db.select()
-    .from(sandbox_pay_transactions)
-    .orderBy(desc(sandbox_pay_transactions.id))
-    .limit(1);
-  await deps().wechat!.sandbox!.setRefundOutcome(tx!.out_trade_no, 'closed');
-  await page.getByRole('button', { name: '确认支付' }).click();
-  return tx!.out_trade_no;
-}
-
 describe('WeChat refunds', () => {
   it('a closed refund is visible to the member and the merchant, who retries it', async () => {
-    const res = await fetch(`${app.url}/backend/sandbox/devices/3/mode`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ mode: 'refuse' }),
-    });
-    expect(res.status).toBe(200);
+    await deviceRefuses(app, 3);
     const member = await newPhonePage(browser, { userAgent: WECHAT_UA });
     const staff = await newPhonePage(browser);
     try {
       await openSignedInWeChat(member.page, app.url, '/user/pay?device_id=3&venue_id=1', 'e2e-refund');
       await deps().db.update(members).set({ nickname: '退款会员' }).where(eq(members.openid, 'e2e-refund'));
       await member.page.getByRole('button', { name: '充值' }).waitFor();
-      const orderNo = await payAndCloseRefunds(member.page);
-      await refundReaches(orderNo, 'closed');
+      const orderNo = await payWithRefundOutcome(app, member.page, 'closed');
+      await refundReaches(app, orderNo, 'closed');
 
       await member.page.goto(`${app.url}/user/consumption-history`);
       const row = member.page.getByTestId('consumption-row').first();
@@ -110,7 +72,7 @@ describe('WeChat refunds', () => {
         .db.update(wechat_refunds)
         .set({ last_request_at: new Date(Date.now() - 61_000), next_attempt_at: new Date() })
         .where(eq(wechat_refunds.status, 'pending'));
-      await refundReaches(orderNo, 'succeeded');
+      await refundReaches(app, orderNo, 'succeeded');
       // Another tab and back: the orders list loads again.
       await staff.page.getByRole('tab', { name: '使用记录' }).click();
       await staff.page.getByRole('tab', { name: '订单' }).click();
