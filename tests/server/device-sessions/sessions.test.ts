@@ -38,6 +38,9 @@ beforeAll(async () => {
   } else {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sessions-test-'));
   }
+  // The first start of a fresh database (PGlite's initdb, the migrations, the demo seed) happens here, under the
+  // hook's limit: the tests are about the starts after a stop, not about a first install (npm run bench times that).
+  await (await boot()).close();
 });
 
 afterAll(async () => {
