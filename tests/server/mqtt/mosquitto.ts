@@ -80,6 +80,8 @@ export async function startMosquitto(users: Map<string, string>): Promise<Mosqui
       `password_file ${passwd}`,
       `acl_file ${acl}`,
       'persistence false',
+      // Nagle's algorithm off on client sockets, as the embedded broker does (no-delay.ts).
+      'set_tcp_nodelay true',
       'log_dest none',
       // Started as root, Mosquitto would drop to user `mosquitto`, which cannot read the temp dir's files.
       `user ${os.userInfo().username}`,

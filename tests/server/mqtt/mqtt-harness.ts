@@ -16,6 +16,7 @@ import {
   type MqttDevicesGateway,
 } from '../../../server/services/devices/mqtt/mqtt-devices';
 import { createMqttGateway } from '../../../server/services/devices/mqtt/mqtt.gateway';
+import { noDelay } from '../../../server/services/devices/mqtt/no-delay';
 import { offlineWill, SERVER_USERNAME } from '../../../server/services/devices/mqtt/protocol';
 import { refundOrder } from '../../../server/services/orders';
 import { createTestApp, type TestApp } from '../test-app';
@@ -200,7 +201,7 @@ export async function rawDevice(
   secret: string,
   opts: { clientId?: string; protocolVersion?: DeviceLevel } = {},
 ): Promise<MqttClient> {
-  return mqtt.connectAsync(url, {
+  const client = await mqtt.connectAsync(url, {
     clientId: opts.clientId ?? `${serial}-test-${randomBytes(3).toString('hex')}`,
     username: serial,
     password: secret,
@@ -209,6 +210,7 @@ export async function rawDevice(
     connectTimeout: 5000,
     will: offlineWill(serial),
   });
+  return noDelay(client);
 }
 
 export const json = (v: unknown) => Buffer.from(JSON.stringify(v));

@@ -90,7 +90,8 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   aedes.on('clientError', () => {});
   aedes.on('connectionError', () => {});
 
-  const server = net.createServer((socket) => aedes.handle(socket));
+  // TCP_NODELAY: MQTT packets are small, and Nagle's algorithm held each behind the peer's delayed ACK (no-delay.ts).
+  const server = net.createServer({ noDelay: true }, (socket) => aedes.handle(socket));
   const port = await new Promise<number>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve((server.address() as net.AddressInfo).port));

@@ -8,6 +8,7 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { DeviceGateway, DeviceStatusReport, GatewayEvent, GatewayListener } from '../gateway';
 import { parseCommandId } from '../lifecycle';
+import { noDelay } from './no-delay';
 import {
   Ack,
   decode,
@@ -165,6 +166,7 @@ function connectServer(
     ...(opts.password !== undefined ? { password: opts.password } : {}),
     ...opts.clientOptions,
   });
+  noDelay(c);
   c.on('message', (topic, payload, packet) => onMessage(topic, payload, packet.retain));
   return new Promise((resolve, reject) => {
     const connected = () => {

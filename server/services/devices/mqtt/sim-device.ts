@@ -6,6 +6,7 @@
  */
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { DeviceMode } from '../gateway';
+import { noDelay } from './no-delay';
 import { Command, decode, encode, offlineWill, topicOf, type Ack, type Heartbeat } from './protocol';
 
 export interface SimDeviceOptions {
@@ -149,7 +150,7 @@ export function createSimDevice(opts: SimDeviceOptions): SimDevice {
 
   async function connect() {
     if (client) return;
-    const c = await mqtt.connectAsync(opts.url, clientOptions(opts));
+    const c = noDelay(await mqtt.connectAsync(opts.url, clientOptions(opts)));
     client = c;
     c.on('message', (_topic, payload) => onCommand(payload));
     c.on('error', () => {});
