@@ -7,6 +7,10 @@ import { z } from 'zod';
 
 /**
  * Banks whose debit cards WeChat's apply-abnormal-refund pays out to (WeChat's bank codes), for USER_BANK_CARD.
+ * WeChat's page of that API (pay.weixin.qq.com/docs/merchant/apis/refund/refunds/create-abnormal-refund.html,
+ * `bank_type`) also names 宁波银行, with its code in WeChat's 银行类型 table; that table's row could not be read
+ * from a WeChat source here (third-party SDKs spell it `NBCB_DEBIT`), so Ningbo Bank stays out until its code is
+ * confirmed from WeChat's own table: a wrong code would only be refused by WeChat (PARAM_ERROR, back to 退款异常).
  */
 export const ABNORMAL_REFUND_BANKS = {
   ICBC_DEBIT: '工商银行',
