@@ -150,7 +150,7 @@ async function applyStatus(
     .set({
       status,
       wechat_refund_id: refundId,
-      last_error: status === 'closed' ? '微信退款已关闭' : '微信退款异常（用户银行卡作废或冻结等）',
+      last_error: status === 'closed' ? '微信退款已关闭' : '用户的银行卡已作废或冻结等，原路退回失败',
       updated_at: now,
     })
     .where(eq(wechat_refunds.id, row.id));
