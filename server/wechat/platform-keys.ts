@@ -25,7 +25,7 @@ interface Candidate extends PlatformKey {
   expires?: number;
 }
 
-function describe(serial: string, pem: string, index: number): Candidate {
+function candidateOf(serial: string, pem: string, index: number): Candidate {
   if (!pem.includes('BEGIN CERTIFICATE')) return { serial, pem, index };
   const cert = new X509Certificate(pem);
   return {
@@ -39,7 +39,7 @@ function describe(serial: string, pem: string, index: number): Candidate {
 
 /** The key to encrypt with at `now` (ms), or null when none is valid. */
 export function newestPlatformKey(keys: Record<string, string>, now: number): PlatformKey | null {
-  const all = Object.entries(keys).map(([serial, pem], i) => describe(serial, pem, i));
+  const all = Object.entries(keys).map(([serial, pem], i) => candidateOf(serial, pem, i));
   const bare = all.filter((k) => k.effective === undefined);
   const last = bare.at(-1);
   if (last) return { serial: last.serial, pem: last.pem };
