@@ -126,6 +126,11 @@ export const EnvSchema = z.object({
   ),
   /** Subscribe through MQTT 5 shared subscriptions `$share/scango/` (a broker that has them, e.g. Mosquitto). */
   MQTT_SHARED: bool(false),
+  /**
+   * With MQTT_URL on a Mosquitto with its dynamic security plugin: the server keeps each device's client, password
+   * and ACL there (MQTT_URL's user must be a dynsec admin). See docs/device-protocol.md.
+   */
+  MQTT_DYNSEC: bool(false),
   /** Simulate the devices staff issued no secret as MQTT clients; on by default, only with the embedded broker. */
   DEVICE_SIMULATOR: z
     .union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no', ''])])
@@ -172,6 +177,11 @@ export function parseEnv(
     );
   }
   const env = parsed.data;
+  if (env.MQTT_DYNSEC && !env.MQTT_URL) {
+    throw new EnvError([
+      'MQTT_DYNSEC=true: 需要 MQTT_URL（装有动态安全插件的外部 Mosquitto，用户须为 dynsec 管理员）',
+    ]);
+  }
   const port = env.PORT || 8080;
   return {
     ...env,

@@ -4,7 +4,8 @@
  * `POST /backend/merchant/devices/:id/secret` (a new secret, answered once with `Cache-Control: no-store`; only
  * its hash is stored; the audit row records the rotation, not the secret). After the commit the gateway drops the
  * device's connection, so the old secret stops working at once, and the built-in simulator stops standing in for
- * the device (a staff-issued secret is for real hardware).
+ * the device (a staff-issued secret is for real hardware). With MQTT_DYNSEC the secret is pushed to the broker
+ * then; if that fails the answer is 502 BROKER_SYNC_FAILED without the secret (docs/decisions.md D25).
  */
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
@@ -13,10 +14,11 @@ import { assertOwnMerchant, requireStaff, staffOf } from '../../auth/staff.middl
 import type { AppDeps, AppEnv, StaffAuth } from '../../context';
 import type { Db, Tx } from '../../db/client';
 import { devices } from '../../db/schema';
-import { notFound } from '../../lib/errors';
+import { HttpError, notFound } from '../../lib/errors';
 import { parseParam } from '../../lib/validate';
 import { writeAudit } from '../../services/audit';
 import { rotateDeviceSecret } from '../../services/devices/device-secrets';
+import { DynsecError } from '../../services/devices/mqtt/dynsec.client';
 
 /** Where a device connects: the external broker (without credentials), or the embedded one on PUBLIC_URL's host. */
 export function brokerUrlFor(deps: AppDeps): string | null {
@@ -87,9 +89,21 @@ export function deviceSecretRoutes() {
       });
       return { d, secret };
     });
-    await deps.devices?.gateway.secretIssued?.(d.serial).catch((err: unknown) => {
+    try {
+      await deps.devices?.gateway.secretIssued?.(d.serial, secret);
+    } catch (err) {
+      // The broker's dynamic security did not take the secret (its client is disabled, the old secret refused):
+      // the secret is of no use, so it is not shown; staff issue another once the broker is back.
+      if (err instanceof DynsecError) {
+        console.error(`device ${d.serial}: the new secret did not reach the broker: ${err.message}`);
+        throw new HttpError(
+          502,
+          'BROKER_SYNC_FAILED',
+          '新密钥未能同步到 MQTT 服务器，设备暂时无法连接，请稍后重新生成密钥',
+        );
+      }
       console.error(`device ${d.serial}: dropping the old connection failed:`, (err as Error).message);
-    });
+    }
     const body: DeviceSecretIssued = {
       device_id: d.id,
       serial: d.serial,

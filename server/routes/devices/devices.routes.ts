@@ -225,6 +225,12 @@ export function devicesRoutes() {
       });
       return after;
     });
+    if (input.status !== undefined) {
+      // The broker's credentials follow (dynamic security); if this fails the periodic reconciliation does it.
+      await c.var.deps.devices?.gateway.deviceChanged?.(updated.serial).catch((err: unknown) => {
+        console.error(`device ${updated.serial}: the broker was not told:`, (err as Error).message);
+      });
+    }
     return c.json(updated);
   });
 

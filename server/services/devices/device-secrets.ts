@@ -45,6 +45,14 @@ export async function rotateDeviceSecret(tx: Tx | Db, device_id: number, at: Dat
   return secret;
 }
 
+/** Serial, status and secret hash of every device (or one): what the broker's dynamic security must reflect. */
+export async function credentialRows(db: Db, serial?: string) {
+  const q = db
+    .select({ serial: devices.serial, status: devices.status, secret_hash: devices.secret_hash })
+    .from(devices);
+  return serial === undefined ? q : q.where(eq(devices.serial, serial));
+}
+
 /**
  * The devices the built-in simulator may stand in for: those staff never issued a secret. The simulator holds
  * secrets of its own for them in memory, checked by the embedded broker in-process; it writes none to the DB.

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppDeps, StartHook } from '../../context';
 import { refundOrder } from '../orders';
-import { simulatedSerials, verifyDeviceSecret } from './device-secrets';
+import { credentialRows, hashDeviceSecret, simulatedSerials, verifyDeviceSecret } from './device-secrets';
 import { createDevicesService, type DevicesService } from './devices.service';
 import type { DeviceGateway } from './gateway';
 import { createMqttDevicesGateway, type MqttDevicesOptions } from './mqtt/mqtt-devices';
@@ -29,7 +29,8 @@ export interface DevicesForDepsOptions {
  * The default gateway for these deps: MQTT. Without MQTT_URL a broker runs in-process on MQTT_PORT and, unless
  * DEVICE_SIMULATOR=false, every device staff have not issued a secret is simulated as an MQTT client (with a
  * secret the simulator holds in memory and the broker checks in-process; a staff-issued secret is never touched);
- * with MQTT_URL the server is a client of that broker and nothing is simulated.
+ * with MQTT_URL the server is a client of that broker and nothing is simulated; with MQTT_DYNSEC as well it keeps
+ * the devices' credentials in that Mosquitto's dynamic security plugin (dynsec-sync.ts).
  */
 export function createDefaultGateway(
   deps: AppDeps,
@@ -56,6 +57,15 @@ export function createDefaultGateway(
   return createMqttDevicesGateway({
     now: deps.now,
     broker,
+    ...(env.MQTT_URL && env.MQTT_DYNSEC
+      ? {
+          dynsec: {
+            devices: () => credentialRows(deps.db),
+            device: async (serial) => (await credentialRows(deps.db, serial))[0],
+            hashSecret: hashDeviceSecret,
+          },
+        }
+      : {}),
     simulator: simulate
       ? {
           ...simulator,

@@ -50,9 +50,12 @@ export interface DeviceGateway {
   close(): Promise<void>;
   /**
    * Staff issued the device a new secret (for real hardware): the broker drops its connection so the old secret
-   * stops working at once, and the embedded simulator stops standing in for that device.
+   * stops working at once, and the embedded simulator stops standing in for that device. With an external
+   * Mosquitto's dynamic security plugin the broker is given `secret` (never stored, never logged) now.
    */
-  secretIssued?(serial: string): Promise<void>;
+  secretIssued?(serial: string, secret: string): Promise<void>;
+  /** The device was disabled or enabled on its page (after the commit): the broker's credentials follow. */
+  deviceChanged?(serial: string): Promise<void>;
   /** Whether the built-in simulator stands in for this device (it holds a secret of its own for it). */
   simulates?(serial: string): boolean;
 }

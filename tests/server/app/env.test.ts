@@ -18,6 +18,13 @@ describe('env', () => {
     expect(env.DATABASE_URL).toBeUndefined();
   });
 
+  it('MQTT_DYNSEC needs MQTT_URL (the external Mosquitto it manages)', () => {
+    expect(parseEnv({}, {}).MQTT_DYNSEC).toBe(false);
+    expect(() => parseEnv({}, { MQTT_DYNSEC: 'true' })).toThrow(/MQTT_DYNSEC=true: 需要 MQTT_URL/);
+    const env = parseEnv({}, { MQTT_DYNSEC: 'true', MQTT_URL: 'mqtt://_scango_server:pw@127.0.0.1:1883' });
+    expect(env.MQTT_DYNSEC).toBe(true);
+  });
+
   it('reads strings from the environment; overrides win', () => {
     const env = parseEnv(
       { PORT: 9000 },

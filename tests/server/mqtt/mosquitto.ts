@@ -1,7 +1,8 @@
 /**
  * A real Mosquitto (Debian's `mosquitto` package) for the server tests: started on a free loopback port under a
  * temp dir, with a password file (the server's user and each device's serial and secret) and the ACL of
- * docs/device-protocol.md (`pattern ... scango/%u/...` for devices). `MOSQUITTO_PATH` names another binary.
+ * docs/device-protocol.md (`pattern ... scango/%u/...` for devices), or with the dynamic security plugin, which the
+ * server itself fills (MQTT_DYNSEC). `MOSQUITTO_PATH` names another binary.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -70,6 +71,29 @@ export async function startMosquitto(users: Map<string, string>): Promise<Mosqui
   fs.writeFileSync(passwd, '', { mode: 0o600 });
   for (const [user, password] of users) execFileSync(PASSWD, ['-b', passwd, user, password]);
   fs.writeFileSync(acl, ACL, { mode: 0o600 });
+  return runMosquitto(dir, [`password_file ${passwd}`, `acl_file ${acl}`]);
+}
+
+export const DYNSEC_PLUGIN =
+  process.env.MOSQUITTO_DYNSEC_PATH ?? '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so';
+const CTRL = process.env.MOSQUITTO_CTRL_PATH ?? '/usr/bin/mosquitto_ctrl';
+
+export const dynsecAvailable = () =>
+  fs.existsSync(MOSQUITTO) && fs.existsSync(DYNSEC_PLUGIN) && fs.existsSync(CTRL);
+
+/**
+ * Starts Mosquitto with its dynamic security plugin, its config made by `mosquitto_ctrl dynsec init` with one admin
+ * (`admin` / `password`: the server's MQTT_URL user); no device exists until the server creates it.
+ */
+export async function startMosquittoDynsec(admin: string, password: string): Promise<Mosquitto> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scango-mosquitto-dynsec-'));
+  const config = path.join(dir, 'dynamic-security.json');
+  execFileSync(CTRL, ['dynsec', 'init', config, admin, password], { stdio: 'ignore' });
+  return runMosquitto(dir, [`plugin ${DYNSEC_PLUGIN}`, `plugin_opt_config_file ${config}`]);
+}
+
+/** Runs Mosquitto on a free loopback port with these authentication lines; removes `dir` on close. */
+async function runMosquitto(dir: string, auth: string[]): Promise<Mosquitto> {
   const port = await freePort();
   const conf = path.join(dir, 'mosquitto.conf');
   fs.writeFileSync(
@@ -77,8 +101,7 @@ export async function startMosquitto(users: Map<string, string>): Promise<Mosqui
     [
       `listener ${port} 127.0.0.1`,
       'allow_anonymous false',
-      `password_file ${passwd}`,
-      `acl_file ${acl}`,
+      ...auth,
       'persistence false',
       // Nagle's algorithm off on client sockets, as the embedded broker does (no-delay.ts).
       'set_tcp_nodelay true',

@@ -5,6 +5,7 @@
  */
 import type { ControllableGateway, DeviceMode, GatewayEvent, GatewayListener } from '../gateway';
 import { startEmbeddedBroker, type EmbeddedBroker } from './broker';
+import { createDynsecSync, type DynsecSync, type DynsecSyncOptions } from './dynsec-sync';
 import { createMqttGateway, type MqttGateway, type MqttGatewayOptions } from './mqtt.gateway';
 import { SERVER_USERNAME } from './protocol';
 import { createSimFleet, type SimFleet, type SimFleetOptions } from './sim-fleet';
@@ -23,6 +24,8 @@ export interface MqttDevicesOptions {
     | ({ embedded: false } & Omit<MqttGatewayOptions, 'now'>);
   /** Simulate the devices as MQTT clients (the default without real hardware). */
   simulator?: Omit<SimFleetOptions, 'url' | 'now'> | false;
+  /** With an external Mosquitto: keep device credentials in its dynamic security plugin (MQTT_DYNSEC). */
+  dynsec?: Omit<DynsecSyncOptions, 'url'>;
   /** How long open() and setMode() wait to hear devices; default 10 s. */
   settleMs?: number;
 }
@@ -32,6 +35,8 @@ export interface MqttDevicesGateway extends ControllableGateway {
   readonly brokerUrl: string | undefined;
   readonly broker: EmbeddedBroker | undefined;
   readonly client: MqttGateway | undefined;
+  /** The dynamic security sync, when the broker is an external Mosquitto with MQTT_DYNSEC. */
+  readonly dynsec: DynsecSync | undefined;
 }
 
 /** Resolves when an event matching `test` arrives (or after `ms`: the heartbeat rule is the fallback). */
@@ -108,6 +113,7 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
   let client: MqttGateway | undefined;
   let fleet: SimFleet | undefined;
   let brokerUrl: string | undefined;
+  let dynsec: DynsecSync | undefined;
   const wait = (test: (e: GatewayEvent) => boolean) => waitFor(listeners, settleMs, test);
   const need = () => {
     if (!client) throw new Error('device gateway is not open');
@@ -124,6 +130,9 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
     },
     get client() {
       return client;
+    },
+    get dynsec() {
+      return dynsec;
     },
     async start(serial, minutes, command_id) {
       // A device added since the simulator's last refresh is connected now, so its first command finds it.
@@ -144,6 +153,11 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
         opts,
         (serial, secret) => fleet?.holds(serial, secret) ?? false,
       ));
+      // Dynamic security first: it may change the server user's roles, which drops that user's connections.
+      if (opts.dynsec && !opts.broker.embedded) {
+        dynsec = createDynsecSync({ ...opts.dynsec, url: opts.broker.url });
+        await dynsec.open();
+      }
       client.subscribe((e) => {
         for (const l of listeners) l(e);
       });
@@ -158,6 +172,8 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
     },
 
     async close() {
+      await dynsec?.close();
+      dynsec = undefined;
       await fleet?.stop();
       fleet = undefined;
       await client?.close();
@@ -166,10 +182,16 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
       broker = undefined;
     },
 
-    async secretIssued(serial) {
-      // The old connection goes at once (its will marks the device offline); the simulator lets go of it.
+    async secretIssued(serial, secret) {
+      // The old connection goes at once (its will marks the device offline); the simulator lets go of it. With
+      // dynamic security the broker gets the new secret, which drops the old connection there.
       broker?.kick(serial);
       await fleet?.release(serial);
+      await dynsec?.secretIssued(serial, secret);
+    },
+
+    async deviceChanged(serial) {
+      await dynsec?.deviceChanged(serial);
     },
 
     async setMode(serial: string, mode: DeviceMode) {
