@@ -145,7 +145,7 @@ function commandFor(row: DeviceCredentialRow | undefined, client: BrokerClient):
 export function createDynsecSync(opts: DynsecSyncOptions): DynsecSync {
   let client: DynsecClient | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<ReconcileReport> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
   const admin = decodeURIComponent(new URL(opts.url).username) || SERVER_USERNAME;
   const need = () => {
     if (!client) throw new DynsecError('the dynamic security sync is not open');
@@ -185,16 +185,17 @@ export function createDynsecSync(opts: DynsecSyncOptions): DynsecSync {
     return report;
   }
 
-  const reconcile = () => {
-    // One run at a time: a call during a run waits for it and then runs again (it may have read older rows).
-    const next: Promise<ReconcileReport> = (running ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(reconcileNow);
-    running = next;
-    return next.finally(() => {
-      if (running === next) running = undefined;
-    });
+  /**
+   * One change at a time in this process: a reconciliation reads the rows and the broker's clients and then acts,
+   * so a secret pushed between its reads would look stale to it and be disabled. (Another instance's run can still
+   * cross a push; the next run, a minute later, enables the client again: its fingerprint is then current.)
+   */
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = queue.catch(() => undefined).then(fn);
+    queue = next;
+    return next;
   };
+  const reconcile = () => exclusive(reconcileNow);
 
   return {
     async open() {
@@ -219,53 +220,56 @@ export function createDynsecSync(opts: DynsecSyncOptions): DynsecSync {
 
     async close() {
       clearInterval(timer);
-      await running?.catch(() => undefined);
+      await queue.catch(() => undefined);
       await client?.close();
       client = undefined;
     },
 
-    async secretIssued(serial, secret) {
-      const c = need();
-      const row = await opts.device(serial);
-      const hash = opts.hashSecret(secret);
-      // Enabled only if this is still the device's secret (a later rotation's push wins) and it is not disabled.
-      const enable = row?.secret_hash === hash && row.status !== 'disabled';
-      const commands: DynsecCommand[] = [
-        deviceRoleCommand(serial),
-        { command: 'createClient', username: serial, textname: DEVICE_TEXTNAME },
-        // Password and fingerprint in one command: the broker never holds one without the other.
-        {
-          command: 'modifyClient',
-          username: serial,
-          password: secret,
-          textname: DEVICE_TEXTNAME,
-          textdescription: secretMarker(hash),
-          roles: [{ rolename: deviceRole(serial) }],
-        },
-        { command: enable ? 'enableClient' : 'disableClient', username: serial },
-      ];
-      try {
-        const err = firstError(await c.send(commands), exists);
-        if (err) throw err;
-      } catch (err) {
-        // The old secret must not keep working: disable the client now if the broker answers at all (otherwise
-        // the next reconciliation does, finding the fingerprint stale).
-        await c.send([{ command: 'disableClient', username: serial }]).catch(() => undefined);
-        throw err instanceof DynsecError
-          ? err
-          : new DynsecError('the dynamic security plugin refused the secret');
-      }
-    },
+    secretIssued: (serial, secret) => exclusive(() => pushSecret(serial, secret)),
 
-    async deviceChanged(serial) {
-      const [a] = await need().send([{ command: 'getClient', username: serial }]);
-      if (a?.error) return; // no client: the device has no secret on the broker, nothing can connect as it
-      const found = (a?.data?.client ?? { username: serial }) as BrokerClient;
-      if (found.textname !== DEVICE_TEXTNAME) return;
-      const err = firstError(await need().send(commandFor(await opts.device(serial), found)));
-      if (err) throw err;
-    },
+    deviceChanged: (serial) =>
+      exclusive(async () => {
+        const [a] = await need().send([{ command: 'getClient', username: serial }]);
+        if (a?.error) return; // no client: the device has no secret on the broker, nothing can connect as it
+        const found = (a?.data?.client ?? { username: serial }) as BrokerClient;
+        if (found.textname !== DEVICE_TEXTNAME) return;
+        const err = firstError(await need().send(commandFor(await opts.device(serial), found)));
+        if (err) throw err;
+      }),
 
     reconcile,
   };
+
+  async function pushSecret(serial: string, secret: string) {
+    const c = need();
+    const row = await opts.device(serial);
+    const hash = opts.hashSecret(secret);
+    // Enabled only if this is still the device's secret (a later rotation's push wins) and it is not disabled.
+    const enable = row?.secret_hash === hash && row.status !== 'disabled';
+    const commands: DynsecCommand[] = [
+      deviceRoleCommand(serial),
+      { command: 'createClient', username: serial, textname: DEVICE_TEXTNAME },
+      // Password and fingerprint in one command: the broker never holds one without the other.
+      {
+        command: 'modifyClient',
+        username: serial,
+        password: secret,
+        textname: DEVICE_TEXTNAME,
+        textdescription: secretMarker(hash),
+        roles: [{ rolename: deviceRole(serial) }],
+      },
+      { command: enable ? 'enableClient' : 'disableClient', username: serial },
+    ];
+    try {
+      const err = firstError(await c.send(commands), exists);
+      if (err) throw err;
+    } catch (err) {
+      // The old secret must not keep working: disable the client now if the broker answers at all (otherwise
+      // the next reconciliation does, finding the fingerprint stale).
+      await c.send([{ command: 'disableClient', username: serial }]).catch(() => undefined);
+      throw err instanceof DynsecError
+        ? err
+        : new DynsecError('the dynamic security plugin refused the secret');
+    }
+  }
 }
