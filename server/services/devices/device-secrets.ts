@@ -25,10 +25,11 @@ export function secretMatches(secret: string, storedHash: string | null | undefi
 /** Whether `secret` is the current secret of the device `serial` (the broker's authentication). */
 export async function verifyDeviceSecret(db: Db, serial: string, secret: string): Promise<boolean> {
   const [d] = await db
-    .select({ secret_hash: devices.secret_hash })
+    .select({ secret_hash: devices.secret_hash, status: devices.status })
     .from(devices)
     .where(eq(devices.serial, serial));
-  return secretMatches(secret, d?.secret_hash);
+  // A device disabled on its page is refused, as the dynamic security sync refuses it on an external Mosquitto.
+  return d?.status !== 'disabled' && secretMatches(secret, d?.secret_hash);
 }
 
 /**

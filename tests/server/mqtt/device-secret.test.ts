@@ -93,6 +93,28 @@ describe('device secrets', () => {
     expect(creds.body).toMatchObject({ has_secret: true, simulated: false });
   });
 
+  it('a device disabled on its page is dropped and refused by the embedded broker, and connects once enabled', async () => {
+    const id = (await deviceBySerial(w, SERIAL)).id;
+    const put = (status: string) =>
+      w.t.request(
+        `/backend/merchant/devices/${id}`,
+        auth(merchant, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ status }),
+        }),
+      );
+    const live = await rawDevice(w.url, SERIAL, issued.secret);
+    expect((await put('disabled')).status).toBe(200);
+    await until(async () => !live.connected, 'the disabled device dropped');
+    await expect(rawDevice(w.url, SERIAL, issued.secret)).rejects.toThrow(/username|authori/i);
+    expect((await put('enabled')).status).toBe(200);
+    const back = await rawDevice(w.url, SERIAL, issued.secret);
+    expect(back.connected).toBe(true);
+    await back.endAsync();
+    await live.endAsync();
+  });
+
   it('npm start’s wiring: the simulator writes no secret; an issued one releases the device and stays', async () => {
     const t = await createTestApp({ devices: { online: true } });
     try {

@@ -191,6 +191,9 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
     },
 
     async deviceChanged(serial) {
+      // Disabled or enabled: the embedded broker drops the connection, and the device's next connect is checked
+      // against its row (a disabled device is refused; real hardware reconnects by itself once enabled).
+      broker?.kick(serial);
       await dynsec?.deviceChanged(serial);
     },
 
