@@ -51,11 +51,16 @@ async function fixtures(d: Db, n: number) {
       .returning();
   const floorOrders = await pending();
   const appOrders = await pending();
-  const ids = await d.transaction(async (tx) => ({
-    wallets: await Promise.all(ms.map(async (m) => (await memberWallet(tx, m.id, pkg.merchant_id)).id)),
-    wechat: (await externalWallet(tx, 'wechat')).id,
-    promotion: (await externalWallet(tx, 'promotion')).id,
-  }));
+  // One after another: the transaction's statements share one connection.
+  const ids = await d.transaction(async (tx) => {
+    const wallets: number[] = [];
+    for (const m of ms) wallets.push((await memberWallet(tx, m.id, pkg.merchant_id)).id);
+    return {
+      wallets,
+      wechat: (await externalWallet(tx, 'wechat')).id,
+      promotion: (await externalWallet(tx, 'promotion')).id,
+    };
+  });
   return { ms, floorOrders, appOrders, ids };
 }
 

@@ -47,6 +47,9 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   const aedes = await Aedes.createBroker({
     // A device that stops reading must not stall delivery to the others.
     drainTimeout: 10_000,
+    // Messages in flight before the emitter queues them (aedes: 100). Its queue drains by recursion, which
+    // overflowed the stack with thousands of devices publishing at once (docs/performance.md, MQTT).
+    concurrency: 2000,
     authenticate(client, username, password, done) {
       const secret = password ? Buffer.from(password) : Buffer.alloc(0);
       if (!username) {
