@@ -62,20 +62,21 @@ function takeLoads(html: string): { rest: string; loads: Loads } {
 }
 
 /**
- * The one script of pay.html. After the first frame (so that frame needs nothing but the HTML) it adds the full
- * stylesheet, preloads the entry and its modules, runs the early script (the pay route's chunks and the four
- * GETs), and once the stylesheet is in (or failed), the entry itself, so React never renders unstyled. A hidden
- * page, or a browser that gives no frame within a second, starts at once.
+ * The one script of pay.html. After the first frame (so that frame needs nothing but the HTML) it runs the early
+ * script (the pay route's chunks and the four GETs); in a task of its own after that (two short tasks instead of
+ * one long one: a phone's main thread is never blocked for long, docs/performance.md) it adds the full stylesheet
+ * and preloads the entry and its modules, and once the stylesheet is in (or failed), the entry itself, so React
+ * never renders unstyled. A hidden page, or a browser that gives no frame within a second, starts at once.
  */
 export function payLoader({ css, entry, preloads, early }: Loads): string {
   return `(function(){var d=document,h=d.head,done=false;
 function add(t,a){var e=d.createElement(t);for(var k in a)e[k]=a[k];h.appendChild(e);return e}
 function go(){if(done)return;done=true;
-var s=add('link',{rel:'stylesheet',href:${JSON.stringify(css)}});
-${JSON.stringify([entry, ...preloads])}.forEach(function(f){add('link',{rel:'modulepreload',href:f})});
 ${early}
+setTimeout(function(){var s=add('link',{rel:'stylesheet',href:${JSON.stringify(css)}});
+${JSON.stringify([entry, ...preloads])}.forEach(function(f){add('link',{rel:'modulepreload',href:f})});
 var started=false;function main(){if(started)return;started=true;add('script',{type:'module',src:${JSON.stringify(entry)}})}
-s.onload=main;s.onerror=main;setTimeout(main,3000)}
+s.onload=main;s.onerror=main;setTimeout(main,3000)},0)}
 if(d.visibilityState==='hidden'||!window.requestAnimationFrame)go();else{requestAnimationFrame(function(){setTimeout(go,0)});setTimeout(go,1000)}})();`;
 }
 
