@@ -142,6 +142,70 @@ function commandFor(row: DeviceCredentialRow | undefined, client: BrokerClient):
   return [];
 }
 
+async function listClients(c: DynsecClient): Promise<BrokerClient[]> {
+  const [a] = await c.send([{ command: 'listClients', verbose: true, count: -1 }]);
+  const err = firstError([a!]);
+  if (err) throw err;
+  return ((a!.data?.clients ?? []) as BrokerClient[]).filter((c) => c.textname === DEVICE_TEXTNAME);
+}
+
+/** Makes the broker's device clients follow the rows (enable, disable, delete); what it did. */
+async function reconcileClients(c: DynsecClient, opts: DynsecSyncOptions): Promise<ReconcileReport> {
+  const [rows, clients] = await Promise.all([opts.devices(), listClients(c)]);
+  const bySerial = new Map(rows.map((r) => [r.serial, r]));
+  const report: ReconcileReport = { enabled: 0, disabled: 0, deleted: 0, missing: [] };
+  const commands: DynsecCommand[] = [];
+  for (const c of clients) {
+    const cmds = commandFor(bySerial.get(c.username), c);
+    for (const cmd of cmds) {
+      if (cmd.command === 'enableClient') report.enabled++;
+      if (cmd.command === 'disableClient') report.disabled++;
+      if (cmd.command === 'deleteClient') report.deleted++;
+    }
+    commands.push(...cmds);
+  }
+  const known = new Set(clients.map((c) => c.username));
+  report.missing = rows.filter((r) => r.secret_hash && !known.has(r.serial)).map((r) => r.serial);
+  for (let i = 0; i < commands.length; i += 100) {
+    const err = firstError(await c.send(commands.slice(i, i + 100)), (a) => a.command === 'deleteRole');
+    if (err) throw err;
+  }
+  return report;
+}
+
+/** Gives the broker a device's new secret, fingerprint and role; disables the client if that fails. */
+async function pushSecret(c: DynsecClient, opts: DynsecSyncOptions, serial: string, secret: string) {
+  const row = await opts.device(serial);
+  const hash = opts.hashSecret(secret);
+  // Enabled only if this is still the device's secret (a later rotation's push wins) and it is not disabled.
+  const enable = row?.secret_hash === hash && row.status !== 'disabled';
+  const commands: DynsecCommand[] = [
+    deviceRoleCommand(serial),
+    { command: 'createClient', username: serial, textname: DEVICE_TEXTNAME },
+    // Password and fingerprint in one command: the broker never holds one without the other.
+    {
+      command: 'modifyClient',
+      username: serial,
+      password: secret,
+      textname: DEVICE_TEXTNAME,
+      textdescription: secretMarker(hash),
+      roles: [{ rolename: deviceRole(serial) }],
+    },
+    { command: enable ? 'enableClient' : 'disableClient', username: serial },
+  ];
+  try {
+    const err = firstError(await c.send(commands), exists);
+    if (err) throw err;
+  } catch (err) {
+    // The old secret must not keep working: disable the client now if the broker answers at all (otherwise
+    // the next reconciliation does, finding the fingerprint stale).
+    await c.send([{ command: 'disableClient', username: serial }]).catch(() => undefined);
+    throw err instanceof DynsecError
+      ? err
+      : new DynsecError('the dynamic security plugin refused the secret');
+  }
+}
+
 export function createDynsecSync(opts: DynsecSyncOptions): DynsecSync {
   let client: DynsecClient | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -152,38 +216,7 @@ export function createDynsecSync(opts: DynsecSyncOptions): DynsecSync {
     return client;
   };
 
-  async function listClients(): Promise<BrokerClient[]> {
-    const [a] = await need().send([{ command: 'listClients', verbose: true, count: -1 }]);
-    const err = firstError([a!]);
-    if (err) throw err;
-    return ((a!.data?.clients ?? []) as BrokerClient[]).filter((c) => c.textname === DEVICE_TEXTNAME);
-  }
-
-  async function reconcileNow(): Promise<ReconcileReport> {
-    const [rows, clients] = await Promise.all([opts.devices(), listClients()]);
-    const bySerial = new Map(rows.map((r) => [r.serial, r]));
-    const report: ReconcileReport = { enabled: 0, disabled: 0, deleted: 0, missing: [] };
-    const commands: DynsecCommand[] = [];
-    for (const c of clients) {
-      const cmds = commandFor(bySerial.get(c.username), c);
-      for (const cmd of cmds) {
-        if (cmd.command === 'enableClient') report.enabled++;
-        if (cmd.command === 'disableClient') report.disabled++;
-        if (cmd.command === 'deleteClient') report.deleted++;
-      }
-      commands.push(...cmds);
-    }
-    const known = new Set(clients.map((c) => c.username));
-    report.missing = rows.filter((r) => r.secret_hash && !known.has(r.serial)).map((r) => r.serial);
-    for (let i = 0; i < commands.length; i += 100) {
-      const err = firstError(
-        await need().send(commands.slice(i, i + 100)),
-        (a) => a.command === 'deleteRole',
-      );
-      if (err) throw err;
-    }
-    return report;
-  }
+  const reconcileNow = () => reconcileClients(need(), opts);
 
   /**
    * One change at a time in this process: a reconciliation reads the rows and the broker's clients and then acts,
@@ -225,7 +258,7 @@ export function createDynsecSync(opts: DynsecSyncOptions): DynsecSync {
       client = undefined;
     },
 
-    secretIssued: (serial, secret) => exclusive(() => pushSecret(serial, secret)),
+    secretIssued: (serial, secret) => exclusive(() => pushSecret(need(), opts, serial, secret)),
 
     deviceChanged: (serial) =>
       exclusive(async () => {
@@ -239,37 +272,4 @@ export function createDynsecSync(opts: DynsecSyncOptions): DynsecSync {
 
     reconcile,
   };
-
-  async function pushSecret(serial: string, secret: string) {
-    const c = need();
-    const row = await opts.device(serial);
-    const hash = opts.hashSecret(secret);
-    // Enabled only if this is still the device's secret (a later rotation's push wins) and it is not disabled.
-    const enable = row?.secret_hash === hash && row.status !== 'disabled';
-    const commands: DynsecCommand[] = [
-      deviceRoleCommand(serial),
-      { command: 'createClient', username: serial, textname: DEVICE_TEXTNAME },
-      // Password and fingerprint in one command: the broker never holds one without the other.
-      {
-        command: 'modifyClient',
-        username: serial,
-        password: secret,
-        textname: DEVICE_TEXTNAME,
-        textdescription: secretMarker(hash),
-        roles: [{ rolename: deviceRole(serial) }],
-      },
-      { command: enable ? 'enableClient' : 'disableClient', username: serial },
-    ];
-    try {
-      const err = firstError(await c.send(commands), exists);
-      if (err) throw err;
-    } catch (err) {
-      // The old secret must not keep working: disable the client now if the broker answers at all (otherwise
-      // the next reconciliation does, finding the fingerprint stale).
-      await c.send([{ command: 'disableClient', username: serial }]).catch(() => undefined);
-      throw err instanceof DynsecError
-        ? err
-        : new DynsecError('the dynamic security plugin refused the secret');
-    }
-  }
 }

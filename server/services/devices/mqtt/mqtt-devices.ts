@@ -106,6 +106,46 @@ async function switchMode(
   await heard;
 }
 
+/**
+ * Opens the broker (embedded or external), the dynamic security sync, the server's client and, when simulating,
+ * the device fleet, waiting until the server has heard every simulated device.
+ */
+async function openParts(
+  opts: MqttDevicesOptions,
+  holds: (serial: string, secret: string) => boolean,
+  listeners: Set<GatewayListener>,
+  wait: (test: (e: GatewayEvent) => boolean) => Promise<void>,
+  onFleet: (fleet: SimFleet) => void,
+) {
+  const { broker, brokerUrl, client } = await connectBroker(opts, holds);
+  let dynsec: DynsecSync | undefined;
+  // Dynamic security first: it may change the server user's roles, which drops that user's connections.
+  if (opts.dynsec && !opts.broker.embedded) {
+    dynsec = createDynsecSync({ ...opts.dynsec, url: opts.broker.url });
+    await dynsec.open();
+  }
+  client.subscribe((e) => {
+    for (const l of listeners) l(e);
+  });
+  await client.open();
+  if (!opts.simulator) return { broker, brokerUrl, client, dynsec, fleet: undefined };
+  const fleet = createSimFleet({ ...opts.simulator, url: brokerUrl, now: opts.now });
+  // Known before it connects: the embedded broker checks the simulated devices' secrets against it.
+  onFleet(fleet);
+  const connected = await fleet.start();
+  const heard = client.seen;
+  const all = () => connected.every((s) => heard.has(s));
+  if (!all()) await wait(() => all());
+  client.flush();
+  return { broker, brokerUrl, client, dynsec, fleet };
+}
+
+/** A device added since the simulator's last refresh is connected now, so its first command finds it. */
+async function connectIfNew(fleet: SimFleet, serial: string) {
+  const waiting = () => fleet.getMode(serial) !== 'offline' && !fleet.connected(serial);
+  for (let i = 0; i < 2 && waiting(); i++) await fleet.refresh();
+}
+
 export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesGateway {
   const listeners = new Set<GatewayListener>();
   const settleMs = opts.settleMs ?? 10_000;
@@ -135,9 +175,7 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
       return dynsec;
     },
     async start(serial, minutes, command_id) {
-      // A device added since the simulator's last refresh is connected now, so its first command finds it.
-      const waiting = () => fleet && fleet.getMode(serial) !== 'offline' && !fleet.connected(serial);
-      for (let i = 0; i < 2 && waiting(); i++) await fleet!.refresh();
+      if (fleet) await connectIfNew(fleet, serial);
       return need().start(serial, minutes, command_id);
     },
     stop: (serial, command_id) => need().stop(serial, command_id),
@@ -146,31 +184,16 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-
     async open() {
       if (client) return;
-      ({ broker, brokerUrl, client } = await connectBroker(
+      ({ broker, brokerUrl, client, dynsec, fleet } = await openParts(
         opts,
         (serial, secret) => fleet?.holds(serial, secret) ?? false,
+        listeners,
+        wait,
+        (f) => (fleet = f),
       ));
-      // Dynamic security first: it may change the server user's roles, which drops that user's connections.
-      if (opts.dynsec && !opts.broker.embedded) {
-        dynsec = createDynsecSync({ ...opts.dynsec, url: opts.broker.url });
-        await dynsec.open();
-      }
-      client.subscribe((e) => {
-        for (const l of listeners) l(e);
-      });
-      await client.open();
-      if (!opts.simulator) return;
-      fleet = createSimFleet({ ...opts.simulator, url: brokerUrl, now: opts.now });
-      const connected = await fleet.start();
-      const heard = client.seen;
-      const all = () => connected.every((s) => heard.has(s));
-      if (!all()) await wait(() => all());
-      client.flush();
     },
-
     async close() {
       await dynsec?.close();
       dynsec = undefined;
@@ -181,7 +204,6 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
       await broker?.close();
       broker = undefined;
     },
-
     async secretIssued(serial, secret) {
       // The old connection goes at once (its will marks the device offline); the simulator lets go of it. With
       // dynamic security the broker gets the new secret, which drops the old connection there.
@@ -189,19 +211,16 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
       await fleet?.release(serial);
       await dynsec?.secretIssued(serial, secret);
     },
-
     async deviceChanged(serial) {
       // Disabled or enabled: the embedded broker drops the connection, and the device's next connect is checked
       // against its row (a disabled device is refused; real hardware reconnects by itself once enabled).
       broker?.kick(serial);
       await dynsec?.deviceChanged(serial);
     },
-
     async setMode(serial: string, mode: DeviceMode) {
       if (!fleet) throw new Error('the device simulator is not running');
       await switchMode(fleet, serial, mode, wait);
     },
-
     getMode: (serial) => fleet?.getMode(serial) ?? 'normal',
     simulates: (serial) => fleet?.simulates(serial) ?? false,
   };
