@@ -64,6 +64,7 @@ interface Router {
   known: Known;
   seen: Set<string>;
   beat(serial: string): void;
+  unbeat(serial: string): void;
   dropped(): void;
 }
 
@@ -94,6 +95,7 @@ function onStatus(r: Router, serial: string, payload: Buffer, retained: boolean,
   if (!s) return r.dropped();
   if (!s.online) {
     r.known.set(serial, { online: false, running: false });
+    r.unbeat(serial); // a heartbeat still in the batch is older than the will: it must not undo it
     return r.emit({ type: 'offline', serial, at });
   }
   // A retained "online" may be stale (a broker restarted without the will): heartbeats decide then.
@@ -214,6 +216,7 @@ function heartbeatBatch(emit: (e: GatewayEvent) => void, now: () => Date, ms: nu
       beats.add(serial);
       timer ??= setTimeout(flush, ms);
     },
+    remove: (serial: string) => void beats.delete(serial),
   };
 }
 
@@ -245,6 +248,7 @@ export function createMqttGateway(opts: MqttGatewayOptions): MqttGateway {
       seen.add(serial);
       beats.add(serial);
     },
+    unbeat: beats.remove,
     dropped: () => void dropped++,
   };
   const send = (serial: string, command: Command) => {
