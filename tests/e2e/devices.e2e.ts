@@ -122,7 +122,13 @@ describe('devices and QR labels', () => {
 
       // A label sheet for a whole venue: one label for each device standing there now.
       await page.getByLabel('场地', { exact: true }).selectOption({ label: '滨江社区店' });
-      await expect.poll(() => rows.filter({ hasText: '星河广场店' }).count()).toBe(0);
+      // The filtered list has arrived: rows again, none of the other venue (an empty list is still loading).
+      await expect
+        .poll(
+          async () =>
+            (await rows.count()) > 0 && (await rows.filter({ hasText: '星河广场店' }).count()) === 0,
+        )
+        .toBe(true);
       const atVenue = await rows.count();
       expect(atVenue).toBeGreaterThanOrEqual(3);
       await page.getByRole('button', { name: '打印本场地全部标签' }).click();
