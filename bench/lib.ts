@@ -1,7 +1,9 @@
 /** Helpers shared by bench sections: a bounded closed-loop load generator and percentiles. Loopback only. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import fs from 'node:fs';
 import path from 'node:path';
+import { Session } from 'node:inspector/promises';
 
 /** A free loopback TCP port. */
 export async function freePort(): Promise<number> {
@@ -52,6 +54,39 @@ export interface LoadResult {
  * `once` resolves to the HTTP status; anything else than 2xx counts as an error.
  */
 export async function runLoad(
+  once: (i: number) => Promise<number>,
+  opts: { maxRequests: number; maxSeconds: number; concurrency: number },
+): Promise<LoadResult> {
+  const profile = await startProfile();
+  try {
+    return await load(once, opts);
+  } finally {
+    await profile?.();
+  }
+}
+
+let profiles = 0;
+
+/**
+ * BENCH_PROFILE=<dir>: a CPU profile of this process over each load run only (not its fixtures), written to
+ * `<dir>/load-<n>.cpuprofile` (open it in Chrome's DevTools). Servers the section started in-process are in it.
+ */
+async function startProfile(): Promise<(() => Promise<void>) | undefined> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `load-${++profiles}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
+async function load(
   once: (i: number) => Promise<number>,
   opts: { maxRequests: number; maxSeconds: number; concurrency: number },
 ): Promise<LoadResult> {

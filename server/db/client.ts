@@ -88,11 +88,14 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const { oneCallQuery, oneCallTxQuery } = await import('./pglite-query');
   const dir = opts.dataDir ?? './data';
   if (dir !== 'memory://') fs.mkdirSync(dir, { recursive: true });
   const client = dir === 'memory://' ? new PGlite() : new PGlite(path.resolve(dir, 'pglite'));
   await client.waitReady;
   const counter: StatementCounter = { count: 0 };
+  // Each statement in one call into the engine (pglite-query.ts); `exec` (simple protocol) stays PGlite's own.
+  client.query = oneCallQuery(client) as typeof client.query;
   countCalls(client, 'query', counter);
   countCalls(client, 'exec', counter);
   const transaction = client.transaction.bind(client);
@@ -100,6 +103,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   client.transaction = (fn) => {
     counter.count += 2;
     return transaction((t) => {
+      t.query = oneCallTxQuery(client, t) as typeof t.query;
       countCalls(t, 'query', counter);
       countCalls(t, 'exec', counter);
       return fn(t);

@@ -1,7 +1,7 @@
 /** Applying a WeChat Pay transaction (notification or query answer) to its order, exactly once. */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
-import { members, orders, pay_notifications } from '../../db/schema';
+import { members, orders, pay_notifications, wallets } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import type { Transaction } from '../../wechat/types';
 import { beginSession, checkDeviceAvailable } from '../devices/sessions';
@@ -18,18 +18,36 @@ export class PaymentMismatchError extends Error {
 
 export type ApplyResult = 'applied' | 'duplicate' | 'ignored';
 
+/** The external wallets a WeChat payment moves, by id, found in the order's own statement (null: not opened yet). */
+const externalId = (code: 'wechat' | 'promotion') => sql<number | null>`(select min(${wallets.id})
+  from ${wallets} where ${wallets.kind} = 'external' and ${wallets.code} = ${code})`;
+
 /**
- * The transaction's order, locked (FOR UPDATE), with its member's openid read in the same statement; refuses
- * (PaymentMismatchError) a transaction that is not for it: unknown order, not a WeChat order, another appid or mchid,
- * another amount, another payer.
+ * In one statement: the notification recorded (`pay_notifications`, first one per notification id; a later copy
+ * inserts nothing), the transaction's order locked (FOR UPDATE) with its member's openid, and the external wallets'
+ * ids. Then refuses (PaymentMismatchError, which rolls the record back) a transaction that is not for the order:
+ * unknown order, not a WeChat order, another appid or mchid, another amount, another payer.
  */
 async function lockMatchingOrder(
   tx: Tx,
   t: Transaction,
   pay: { appid: string; mchid: string },
-): Promise<Order> {
+  note: typeof pay_notifications.$inferInsert,
+) {
+  const noted = tx
+    .$with('noted')
+    .as(
+      tx.insert(pay_notifications).values(note).onConflictDoNothing().returning({ id: pay_notifications.id }),
+    );
   const [row] = await tx
-    .select({ order: orders, openid: members.openid })
+    .with(noted)
+    .select({
+      order: orders,
+      openid: members.openid,
+      first: sql<number | null>`(select ${noted.id} from ${noted})`,
+      wechat: externalId('wechat'),
+      promotion: externalId('promotion'),
+    })
     .from(orders)
     .leftJoin(members, eq(members.id, orders.member_id))
     .where(eq(orders.order_no, t.out_trade_no))
@@ -49,7 +67,7 @@ async function lockMatchingOrder(
       throw new PaymentMismatchError(`payer ${t.payer.openid} is not the order's member`);
     }
   }
-  return order;
+  return { order, first: row.first !== null, wechat: row.wechat, promotion: row.promotion };
 }
 
 /**
@@ -67,17 +85,12 @@ export async function applyWechatTransaction(
   if (t.trade_state !== 'SUCCESS') return { result: 'ignored', order: undefined };
   let sessionId: number | undefined;
   const out = await deps.db.transaction(async (tx) => {
-    const order = await lockMatchingOrder(tx, t, wechat.pay);
-    const [first] = await tx
-      .insert(pay_notifications)
-      .values({
-        notification_id: source.notification_id,
-        out_trade_no: t.out_trade_no,
-        transaction_id: t.transaction_id ?? null,
-        received_at: deps.now(),
-      })
-      .onConflictDoNothing()
-      .returning({ id: pay_notifications.id });
+    const { order, first, ...ext } = await lockMatchingOrder(tx, t, wechat.pay, {
+      notification_id: source.notification_id,
+      out_trade_no: t.out_trade_no,
+      transaction_id: t.transaction_id ?? null,
+      received_at: deps.now(),
+    });
     if (!first || (order.status !== 'pending' && order.status !== 'closed')) {
       return { result: 'duplicate' as const, order };
     }
@@ -87,6 +100,7 @@ export async function applyWechatTransaction(
       tx,
       { ...order, status: 'pending' },
       { transaction_id: t.transaction_id ?? null, now },
+      ext,
     );
     if (order.kind === 'consume' && order.device_id !== null && order.minutes !== null) {
       const available = await checkDeviceAvailable(tx, order.device_id, now);

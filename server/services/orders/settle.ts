@@ -73,6 +73,7 @@ export async function settleWechatPayment(
   tx: Tx,
   order: Order,
   payment: { transaction_id: string | null; now: Date },
+  known: { wechat: number | null; promotion: number | null } = { wechat: null, promotion: null },
 ): Promise<Order> {
   if (order.status !== 'pending')
     throw new OrderMoneyError(`order ${order.order_no} is ${order.status}, not pending`);
@@ -81,9 +82,12 @@ export async function settleWechatPayment(
     order.member_id === null
       ? undefined
       : await memberWallet(tx, order.member_id, order.merchant_id, { lock: true });
-  // The external wallets this movement touches, found in one statement.
+  // The external wallets this movement touches: as the caller found them, else in one statement.
   const bonus = order.kind === 'recharge' && order.bonus_fen > 0;
-  const ext = await externalWalletIds(tx, bonus ? ['wechat', 'promotion'] : ['wechat']);
+  const ext =
+    known.wechat !== null && (!bonus || known.promotion !== null)
+      ? { wechat: known.wechat, promotion: known.promotion ?? undefined }
+      : await externalWalletIds(tx, bonus ? ['wechat', 'promotion'] : ['wechat']);
   const entries: Entry[] = [{ wallet_id: ext.wechat, bucket: 'principal', amount_fen: -order.amount_fen }];
   if (order.kind === 'consume') {
     entries.push(...(await splitCredits(tx, order, order.amount_fen)));

@@ -1,14 +1,20 @@
 /**
  * A WeChat recharge notification's shape (docs/performance.md), on PGlite and, with TEST_DATABASE_URL, on
- * PostgreSQL: booking a paid recharge (pay and bonus) sends eight statements from BEGIN to COMMIT, counted at the
- * driver; the same notification again sends no ledger movement; the ledger invariants hold. Counts only, nothing
+ * PostgreSQL: booking a paid recharge (pay and bonus) sends six statements from BEGIN to COMMIT, counted at the
+ * driver; the same notification again sends no ledger movement; a notification that does not match its order leaves
+ * no record of itself; the ledger invariants hold. Counts only, nothing
  * timed.
  */
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, statementCounter, type Database } from '../../../server/db/client';
-import { members, orders, packages } from '../../../server/db/schema';
-import { applyWechatTransaction, newOrderNo, paymentDeps } from '../../../server/services/orders';
+import { members, orders, packages, pay_notifications } from '../../../server/db/schema';
+import {
+  applyWechatTransaction,
+  newOrderNo,
+  PaymentMismatchError,
+  paymentDeps,
+} from '../../../server/services/orders';
 import type { Transaction } from '../../../server/wechat/types';
 import { assertLedgerInvariants } from '../money/invariants';
 import { createTestApp, type TestApp } from '../test-app';
@@ -70,7 +76,7 @@ async function pendingRecharge(member?: { id: number; openid: string }) {
 }
 
 describe('recharge notification', () => {
-  it('books pay and bonus in eight statements from BEGIN to COMMIT; the same notification again books nothing', async () => {
+  it('books pay and bonus in six statements from BEGIN to COMMIT; the same notification again books nothing', async () => {
     const deps = paymentDeps(h.deps);
     // The member's first recharge opens the wallet; the second one is counted.
     const first = await pendingRecharge();
@@ -79,13 +85,27 @@ describe('recharge notification', () => {
     const counter = statementCounter(database.db)!;
     const before = counter.count;
     const res = await applyWechatTransaction(deps, second.t, second.source);
-    expect(counter.count - before).toBe(8);
+    expect(counter.count - before).toBe(6);
     expect(res.result).toBe('applied');
     expect(res.order).toMatchObject({ status: 'paid', wechat_transaction_id: second.t.transaction_id });
     const dup = await applyWechatTransaction(deps, second.t, second.source);
     expect(dup.result).toBe('duplicate');
     const [row] = await database.db.select().from(orders).where(eq(orders.id, second.order.id));
     expect(row).toEqual(res.order);
+    await assertLedgerInvariants(database.db);
+  });
+
+  it('refuses a notification of another amount, and its record goes with it', async () => {
+    const deps = paymentDeps(h.deps);
+    const { t, source, order } = await pendingRecharge();
+    const wrong = { ...t, amount: { total: t.amount!.total + 1 } } as Transaction;
+    await expect(applyWechatTransaction(deps, wrong, source)).rejects.toThrow(PaymentMismatchError);
+    const noted = await database.db
+      .select()
+      .from(pay_notifications)
+      .where(eq(pay_notifications.out_trade_no, order.order_no));
+    expect(noted).toEqual([]);
+    expect((await applyWechatTransaction(deps, t, source)).result).toBe('applied');
     await assertLedgerInvariants(database.db);
   });
 });

@@ -1,0 +1,79 @@
+/**
+ * One statement on PGlite in one call into its engine (docs/performance.md, "PGlite statements").
+ *
+ * PGlite's own `query()` drives the extended protocol one message at a time: Parse, Describe (to learn the
+ * parameters' types), Bind, Describe, Execute, Sync, each a separate pass through the WebAssembly engine and the
+ * JavaScript protocol layer. Here the five messages the statement needs (Parse, Bind, Describe, Execute, Sync) go
+ * in one buffer, as node-postgres sends them over its socket, and the parameters are text of unspecified type
+ * serialized by node-postgres's own `prepareValue`, so PostgreSQL infers their types exactly as it does for the
+ * server's PostgreSQL path. The answer is parsed by PGlite's own `parseResults` with the caller's options (Drizzle's
+ * row mode and parsers), so rows come back as from `query()`. The locks are PGlite's: a statement outside a
+ * transaction waits for any open transaction, one inside runs on the transaction's turn.
+ */
+import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
+import pgUtils from 'pg/lib/utils.js';
+
+const { serialize } = protocol;
+
+/** The parts of a PGlite instance this uses that its typings keep private. */
+interface PGliteInternals {
+  parsers: Record<number, (value: string, typeId?: number) => unknown>;
+  _checkReady(): Promise<void>;
+  _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
+  _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+const prepare = (v: unknown) => (v == null ? null : (pgUtils.prepareValue(v) as string | Buffer));
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Runs one statement (already holding PGlite's query lock). Errors carry the query and parameters, as PGlite's. */
+async function run(pg: PGlite, text: string, params: unknown[], options?: QueryOptions): Promise<Results> {
+  const message = concat([
+    serialize.parse({ text }),
+    serialize.bind({ values: params.map(prepare) }),
+    serialize.describe({ type: 'P' }),
+    serialize.execute({}),
+    serialize.sync(),
+  ]);
+  let messages;
+  try {
+    messages = await pg.execProtocolStream(message, { syncToFs: false });
+  } catch (err) {
+    if (err instanceof Error) Object.assign(err, { query: text, params, queryOptions: options });
+    throw err;
+  }
+  return parse.parseResults(messages, (pg as unknown as PGliteInternals).parsers, options)[0]!;
+}
+
+/** `query()` for the PGlite instance itself: waits for an open transaction, then syncs the files as PGlite does. */
+export function oneCallQuery(pg: PGlite) {
+  const p = pg as unknown as PGliteInternals;
+  return async (text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results> => {
+    await p._checkReady();
+    const out = await p._runExclusiveTransaction(() =>
+      p._runExclusiveQuery(() => run(pg, text, params, options)),
+    );
+    await pg.syncToFs();
+    return out;
+  };
+}
+
+/** `query()` for a transaction's handle: on the transaction's turn, no file sync until it ends. */
+export function oneCallTxQuery(pg: PGlite, tx: { closed: boolean }) {
+  const p = pg as unknown as PGliteInternals;
+  return async (text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results> => {
+    if (tx.closed) throw new Error('Transaction is closed');
+    return p._runExclusiveQuery(() => run(pg, text, params, options));
+  };
+}
