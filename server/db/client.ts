@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
+import type { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 
@@ -86,15 +87,25 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     return { db, kind: 'postgres', close: () => pool.end() };
   }
   const { PGlite } = await import('@electric-sql/pglite');
-  const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
-  const { oneCallQuery, oneCallTxQuery } = await import('./pglite-query');
   const dir = opts.dataDir ?? './data';
   if (dir !== 'memory://') fs.mkdirSync(dir, { recursive: true });
   const client = dir === 'memory://' ? new PGlite() : new PGlite(path.resolve(dir, 'pglite'));
   await client.waitReady;
+  const database = await pgliteDatabase(client);
+  await migrate(database.db as never, { migrationsFolder: MIGRATIONS_DIR });
+  return database;
+}
+
+/**
+ * The Drizzle database over a ready PGlite instance, as the server runs it (the tests' in-memory databases too):
+ * each statement in one call into the engine (pglite-query.ts; `exec`, the simple protocol, stays PGlite's own)
+ * and counted at the driver. Not migrated here.
+ */
+export async function pgliteDatabase(client: PGlite): Promise<Database> {
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { oneCallQuery, oneCallTxQuery } = await import('./pglite-query');
   const counter: StatementCounter = { count: 0 };
-  // Each statement in one call into the engine (pglite-query.ts); `exec` (simple protocol) stays PGlite's own.
   client.query = oneCallQuery(client) as typeof client.query;
   countCalls(client, 'query', counter);
   countCalls(client, 'exec', counter);
@@ -110,7 +121,6 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     });
   };
   const db = drizzle(client, { schema }) as unknown as Db;
-  await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
   counters.set(db, counter);
   return { db, kind: 'pglite', close: () => client.close() };
 }

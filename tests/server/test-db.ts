@@ -7,8 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MIGRATIONS_DIR, openDatabase, type Database, type Db } from '../../server/db/client';
-import * as schema from '../../server/db/schema';
+import { MIGRATIONS_DIR, openDatabase, pgliteDatabase, type Database } from '../../server/db/client';
 import { createScratchDatabase } from '../../scripts/pg-scratch';
 
 /** Every file under the migrations folder (and the PGlite version), hashed: a new migration makes a new template. */
@@ -62,11 +61,11 @@ async function openPgliteFromTemplate(): Promise<Database> {
     fs.writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
     fs.renameSync(tmp, file); // atomic: concurrent test processes never read half a file
   }
-  const c = client;
-  const db = drizzle(c, { schema }) as unknown as Db;
+  // The server's own PGlite driver setup (one call per statement, counted).
+  const database = await pgliteDatabase(client);
   // A no-op on a current template; keeps the guarantee that the schema is the migrated one.
-  await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
-  return { db, kind: 'pglite', close: () => c.close() };
+  await migrate(database.db as never, { migrationsFolder: MIGRATIONS_DIR });
+  return database;
 }
 
 export async function createTestDb(): Promise<Database> {

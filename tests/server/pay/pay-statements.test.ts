@@ -16,7 +16,7 @@ import { createTestDb } from '../test-db';
 let database: Database;
 
 beforeAll(async () => {
-  // PGlite through openDatabase (the test template has no counter); PostgreSQL on a scratch database.
+  // PGlite in memory (the server's driver setup, counted); PostgreSQL on a scratch database.
   database = process.env.TEST_DATABASE_URL
     ? await createTestDb()
     : await openDatabase({ dataDir: 'memory://' });
