@@ -53,7 +53,33 @@ async function run(pg: PGlite, text: string, params: unknown[], options?: QueryO
     if (err instanceof Error) Object.assign(err, { query: text, params, queryOptions: options });
     throw err;
   }
-  return parse.parseResults(messages, (pg as unknown as PGliteInternals).parsers, options)[0]!;
+  const parsers = mergedParsers((pg as unknown as PGliteInternals).parsers, options?.parsers);
+  return parse.parseResults(messages, parsers, { ...options, parsers: undefined })[0]!;
+}
+
+type Parsers = PGliteInternals['parsers'];
+const merged = new WeakMap<Parsers, Map<string, Parsers>>();
+
+/**
+ * PGlite's default parsers with the caller's on top, merged once per kind of caller. `parseResults` would copy the
+ * whole default table (every type and its array type) into a new object on each statement, since Drizzle passes its
+ * own parsers (dates left as text) on every query, in a new object each time but always the same functions; that
+ * copy was the largest single cost of PGlite's JavaScript layer in the pay bench's profile.
+ */
+function mergedParsers(defaults: Parsers, own: QueryOptions['parsers']): Parsers {
+  if (!own) return defaults;
+  let byKind = merged.get(defaults);
+  if (!byKind) merged.set(defaults, (byKind = new Map()));
+  const kind = Object.entries(own)
+    .map(([type, fn]) => `${type}:${String(fn)}`)
+    .join('\n');
+  let out = byKind.get(kind);
+  if (!out) {
+    out = { ...defaults, ...(own as Parsers) };
+    if (byKind.size >= 32) byKind.clear();
+    byKind.set(kind, out);
+  }
+  return out;
 }
 
 /** `query()` for the PGlite instance itself: waits for an open transaction, then syncs the files as PGlite does. */
