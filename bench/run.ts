@@ -4,6 +4,7 @@
  * BENCH_MAX_SECONDS, default 10; BENCH_CONCURRENCY, default 16). BENCH_ONLY=sign-in,startup picks sections;
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server for the PostgreSQL rows; without one, a
  * throwaway loopback server is started from Debian's binaries (scripts/pg-server.sh) when they are installed.
+ * BENCH_PROFILE=<dir> writes a CPU profile of each load run (bench/lib.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -104,7 +105,7 @@ async function main() {
   console.log(table(rows));
   // BENCH_ONLY runs some sections: the other sections' rows of the last full run are kept.
   const resultsFile = path.join(root, 'bench', 'results.json');
-  // A section run on one database only (BENCH_REPORT_DBS) keeps its rows of the other.
+  // A section that produced rows for one database only keeps its rows of the other.
   const ran = new Set(rows.map((r) => `${r.section}/${r.db ?? ''}`));
   const kept: BenchRow[] =
     only && fs.existsSync(resultsFile)

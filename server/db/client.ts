@@ -104,9 +104,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
  */
 export async function pgliteDatabase(client: PGlite): Promise<Database> {
   const { drizzle } = await import('drizzle-orm/pglite');
-  const { oneCallQuery, oneCallTxQuery } = await import('./pglite-query');
+  const { oneCallQuery, oneCallTxQuery, supportsOneCall } = await import('./pglite-query');
+  const oneCall = supportsOneCall(client);
   const counter: StatementCounter = { count: 0 };
-  client.query = oneCallQuery(client) as typeof client.query;
+  if (oneCall) client.query = oneCallQuery(client) as typeof client.query;
   countCalls(client, 'query', counter);
   countCalls(client, 'exec', counter);
   const transaction = client.transaction.bind(client);
@@ -114,7 +115,7 @@ export async function pgliteDatabase(client: PGlite): Promise<Database> {
   client.transaction = (fn) => {
     counter.count += 2;
     return transaction((t) => {
-      t.query = oneCallTxQuery(client, t) as typeof t.query;
+      if (oneCall) t.query = oneCallTxQuery(client, t) as typeof t.query;
       countCalls(t, 'query', counter);
       countCalls(t, 'exec', counter);
       return fn(t);

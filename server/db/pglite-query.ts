@@ -82,6 +82,22 @@ function mergedParsers(defaults: Parsers, own: QueryOptions['parsers']): Parsers
   return out;
 }
 
+/**
+ * Whether this PGlite build has the internals the one-call path uses (its query and transaction locks, its parsers):
+ * a later PGlite without them keeps its own `query()` (slower, same answers) instead of failing; the test of this
+ * module fails on such a build, so an upgrade cannot drop the path unnoticed (docs/decisions.md D26).
+ */
+export function supportsOneCall(pg: PGlite): boolean {
+  const p = pg as unknown as Partial<Record<keyof PGliteInternals, unknown>>;
+  return (
+    typeof p._runExclusiveQuery === 'function' &&
+    typeof p._runExclusiveTransaction === 'function' &&
+    typeof p._checkReady === 'function' &&
+    typeof p.parsers === 'object' &&
+    typeof pg.execProtocolStream === 'function'
+  );
+}
+
 /** `query()` for the PGlite instance itself: waits for an open transaction, then syncs the files as PGlite does. */
 export function oneCallQuery(pg: PGlite) {
   const p = pg as unknown as PGliteInternals;

@@ -6,7 +6,7 @@
  */
 import { PGlite, types } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oneCallQuery, oneCallTxQuery } from '../../../server/db/pglite-query';
+import { oneCallQuery, oneCallTxQuery, supportsOneCall } from '../../../server/db/pglite-query';
 
 let pg: PGlite;
 let query: ReturnType<typeof oneCallQuery>;
@@ -20,6 +20,10 @@ beforeAll(async () => {
 afterAll(() => pg?.close());
 
 describe('one-call PGlite statements', () => {
+  it('finds the PGlite internals it relies on in the installed PGlite', () => {
+    expect(supportsOneCall(pg)).toBe(true);
+  });
+
   it('answers as PGlite’s own query() for dates, numbers, booleans, text, null, JSON and arrays', async () => {
     const text = `select $1::timestamptz as at, $2::int as i, $3::bigint as big, $4::boolean as yes,
       $5::text as s, $6::text as none, $7::jsonb as doc, $8::int[] as ids, $9::text[] as names`;
