@@ -81,10 +81,10 @@ export async function listMembers(db: Db | Tx, f: MemberFilter): Promise<[Mercha
           from orders o where o.member_id = p.member_id and o.merchant_id = p.merchant_id
       ) a on true
       where ${searchSql(f.q)}`;
-  const [page, total] = await Promise.all([
-    rows(
-      db,
-      sql`select m.id, m.nickname, m.avatar_url, p.merchant_id, mc.name as merchant_name,
+  // One after another: a transaction handed in runs one query at a time on its connection.
+  const page = await rows(
+    db,
+    sql`select m.id, m.nickname, m.avatar_url, p.merchant_id, mc.name as merchant_name,
                  coalesce(w.principal_fen, 0) as principal_fen, coalesce(w.bonus_fen, 0) as bonus_fen,
                  coalesce(w.cash_principal_fen, 0) as cash_principal_fen,
                  coalesce(a.last_at, w.created_at) as last_visit_at, coalesce(a.n, 0) as orders,
@@ -92,9 +92,8 @@ export async function listMembers(db: Db | Tx, f: MemberFilter): Promise<[Mercha
           ${base}
           order by coalesce(a.last_at, w.created_at) desc nulls last, m.id desc, p.merchant_id
           limit ${f.limit} offset ${f.offset}`,
-    ),
-    rows(db, sql`select count(*) as n ${base}`),
-  ]);
+  );
+  const total = await rows(db, sql`select count(*) as n ${base}`);
   return [page.map(toMember), num(total[0]?.n)];
 }
 
@@ -108,10 +107,8 @@ export const RECENT: Paging = { limit: 50, offset: 0 };
 
 /** The page's rows and the count of all (`from ... where ...` given once). */
 async function paged(db: Db | Tx, select: SQL, from: SQL, order: SQL, p: Paging): Promise<[Row[], number]> {
-  const [page, total] = await Promise.all([
-    rows(db, sql`${select} ${from} ${order} limit ${p.limit} offset ${p.offset}`),
-    rows(db, sql`select count(*) as n ${from}`),
-  ]);
+  const page = await rows(db, sql`${select} ${from} ${order} limit ${p.limit} offset ${p.offset}`);
+  const total = await rows(db, sql`select count(*) as n ${from}`);
   return [page, num(total[0]?.n)];
 }
 

@@ -32,18 +32,17 @@ export async function listWithdrawals(
   where: SQL | undefined,
   page: PageQuery,
 ): Promise<{ items: Withdrawal[]; total: number }> {
-  const [rows, [total]] = await Promise.all([
-    db
-      .select({ w: withdrawals, a: accounts, m: { id: merchants.id, name: merchants.name } })
-      .from(withdrawals)
-      .innerJoin(accounts, eq(accounts.id, withdrawals.account_id))
-      .leftJoin(merchants, eq(merchants.id, withdrawals.merchant_id))
-      .where(where)
-      .orderBy(desc(withdrawals.id))
-      .limit(page.page_size)
-      .offset(offsetOf(page)),
-    db.select({ n: count() }).from(withdrawals).where(where),
-  ]);
+  // One after another: a transaction handed in runs one query at a time on its connection.
+  const rows = await db
+    .select({ w: withdrawals, a: accounts, m: { id: merchants.id, name: merchants.name } })
+    .from(withdrawals)
+    .innerJoin(accounts, eq(accounts.id, withdrawals.account_id))
+    .leftJoin(merchants, eq(merchants.id, withdrawals.merchant_id))
+    .where(where)
+    .orderBy(desc(withdrawals.id))
+    .limit(page.page_size)
+    .offset(offsetOf(page));
+  const [total] = await db.select({ n: count() }).from(withdrawals).where(where);
   const ids = rows.map((r) => r.w.id);
   const events =
     ids.length === 0
@@ -87,34 +86,33 @@ const frozen = sql<number>`coalesce(sum(${ledger_entries.amount_fen}) filter (wh
 
 /** The wallet's balances and a page of its entries (one per ledger movement, newest first). */
 export async function walletView(db: Db | Tx, w: Wallet, page: PageQuery): Promise<WalletView> {
-  const [rows, [total], [paid]] = await Promise.all([
-    db
-      .select({
-        id: ledger_transactions.id,
-        kind: ledger_transactions.kind,
-        created_at: ledger_transactions.created_at,
-        order_no: orders.order_no,
-        withdrawal_id: ledger_transactions.withdrawal_id,
-        available: available.mapWith(Number),
-        frozen: frozen.mapWith(Number),
-      })
-      .from(ledger_entries)
-      .innerJoin(ledger_transactions, eq(ledger_transactions.id, ledger_entries.transaction_id))
-      .leftJoin(orders, eq(orders.id, ledger_transactions.order_id))
-      .where(eq(ledger_entries.wallet_id, w.id))
-      .groupBy(ledger_transactions.id, orders.order_no)
-      .orderBy(desc(ledger_transactions.id))
-      .limit(page.page_size)
-      .offset(offsetOf(page)),
-    db
-      .select({ n: countDistinct(ledger_entries.transaction_id) })
-      .from(ledger_entries)
-      .where(eq(ledger_entries.wallet_id, w.id)),
-    db
-      .select({ n: sql<number>`coalesce(sum(${withdrawals.amount_fen}), 0)`.mapWith(Number) })
-      .from(withdrawals)
-      .where(and(eq(withdrawals.wallet_id, w.id), eq(withdrawals.status, 'paid'))),
-  ]);
+  // One after another: inside a transaction the reads share one connection, which runs one query at a time.
+  const rows = await db
+    .select({
+      id: ledger_transactions.id,
+      kind: ledger_transactions.kind,
+      created_at: ledger_transactions.created_at,
+      order_no: orders.order_no,
+      withdrawal_id: ledger_transactions.withdrawal_id,
+      available: available.mapWith(Number),
+      frozen: frozen.mapWith(Number),
+    })
+    .from(ledger_entries)
+    .innerJoin(ledger_transactions, eq(ledger_transactions.id, ledger_entries.transaction_id))
+    .leftJoin(orders, eq(orders.id, ledger_transactions.order_id))
+    .where(eq(ledger_entries.wallet_id, w.id))
+    .groupBy(ledger_transactions.id, orders.order_no)
+    .orderBy(desc(ledger_transactions.id))
+    .limit(page.page_size)
+    .offset(offsetOf(page));
+  const [total] = await db
+    .select({ n: countDistinct(ledger_entries.transaction_id) })
+    .from(ledger_entries)
+    .where(eq(ledger_entries.wallet_id, w.id));
+  const [paid] = await db
+    .select({ n: sql<number>`coalesce(sum(${withdrawals.amount_fen}), 0)`.mapWith(Number) })
+    .from(withdrawals)
+    .where(and(eq(withdrawals.wallet_id, w.id), eq(withdrawals.status, 'paid')));
   const entries = rows.map((r): WalletEntry => ({
     id: r.id,
     kind: r.kind,
