@@ -4,6 +4,7 @@ import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
+import { Worker } from 'node:worker_threads';
 
 /** A free loopback TCP port. */
 export async function freePort(): Promise<number> {
@@ -123,6 +124,55 @@ async function load(
     p99_ms: percentile(latencies, 99),
     statuses,
   };
+}
+
+/** One HTTP request of a load run, prepared before the run starts. */
+export interface HttpRequestSpec {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * The closed loop of `runLoad` over HTTP, run by a worker thread (bench/load-worker.mjs) over requests prepared in
+ * advance (`spec(i)` for i below `maxRequests`): the load generator's own work (fetch, its streams, its garbage)
+ * no longer shares the thread of a server that runs in the bench's process, as a phone's or WeChat's never would.
+ */
+export async function runHttpLoad(
+  spec: (i: number) => HttpRequestSpec,
+  opts: { maxRequests: number; maxSeconds: number; concurrency: number },
+): Promise<LoadResult> {
+  const requests = Array.from({ length: opts.maxRequests }, (_, i) => spec(i));
+  const profile = await startProfile();
+  try {
+    const out = await new Promise<{ latencies: number[]; statuses: Record<number, number>; seconds: number }>(
+      (resolve, reject) => {
+        const w = new Worker(new URL('./load-worker.mjs', import.meta.url), {
+          workerData: { requests, concurrency: opts.concurrency, maxSeconds: opts.maxSeconds },
+        });
+        w.once('message', (m) => {
+          resolve(m as { latencies: number[]; statuses: Record<number, number>; seconds: number });
+          void w.terminate();
+        });
+        w.once('error', reject);
+      },
+    );
+    const latencies = out.latencies.sort((a, b) => a - b);
+    let errors = 0;
+    for (const [status, n] of Object.entries(out.statuses)) if (+status < 200 || +status >= 300) errors += n;
+    return {
+      requests: latencies.length,
+      errors,
+      seconds: out.seconds,
+      rps: latencies.length / out.seconds,
+      p50_ms: percentile(latencies, 50),
+      p99_ms: percentile(latencies, 99),
+      statuses: out.statuses,
+    };
+  } finally {
+    await profile?.();
+  }
 }
 
 /** Scratch databases come from the helper the tests use too. */

@@ -13,7 +13,7 @@ import { accounts, merchants, share_rules } from '../server/db/schema';
 import { merchantWallet, partnerWallet, platformWallet, memberWallet } from '../server/services/ledger';
 import { computeSplit, newOrderNo } from '../server/services/orders';
 import { ACK_TIMEOUT_MS } from '../server/services/devices/sessions';
-import { runLoad, type LoadResult } from './lib';
+import { runHttpLoad, runLoad, type LoadResult } from './lib';
 
 /** One statement runner for node-postgres (a pooled client) and PGlite (its transaction handle). */
 type Query = (text: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
@@ -170,7 +170,7 @@ export function loadBare(pay: (i: number) => Promise<string>, limits: Limits): P
   }, limits);
 }
 
-/** The same transaction behind plain node:http (JSON in, JSON out), loaded like the app. */
+/** The same transaction behind plain node:http (JSON in, JSON out), loaded like the app (from a worker thread). */
 export async function loadHttp(pay: (i: number) => Promise<string>, limits: Limits): Promise<LoadResult> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -192,15 +192,15 @@ export async function loadHttp(pay: (i: number) => Promise<string>, limits: Limi
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pay`;
   try {
-    return await runLoad(async (i) => {
-      const res = await fetch(url, {
+    return await runHttpLoad(
+      (i) => ({
+        url,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ i }),
-      });
-      await res.arrayBuffer();
-      return res.status;
-    }, limits);
+      }),
+      limits,
+    );
   } finally {
     server.closeAllConnections();
     await new Promise<void>((ok) => server.close(() => ok()));

@@ -19,7 +19,7 @@ import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
 import { ledgerViolations } from '../../tests/server/money/invariants';
 import { BUDGET, measure } from '../../scripts/size';
 import type { BenchContext, BenchRow } from '../types';
-import { type LoadResult, round, runLoad, withScratchDatabase } from '../lib';
+import { type HttpRequestSpec, type LoadResult, round, runHttpLoad, withScratchDatabase } from '../lib';
 import { floorPayer, loadBare, loadHttp } from '../pay-floor';
 
 const MEMBERS = 64;
@@ -97,9 +97,10 @@ async function prepare(server: RunningServer, count: number) {
 
 type Fixture = Awaited<ReturnType<typeof prepare>>;
 
-/** One wallet pay through the app's HTTP API on device `fx.ids[i]`; resolves to the status. */
-async function appPay(url: string, fx: Fixture, i: number, key: string): Promise<number> {
-  const res = await fetch(url, {
+/** One wallet pay through the app's HTTP API on device `fx.ids[i]`, as a request to send. */
+function payRequest(url: string, fx: Fixture, i: number, key: string): HttpRequestSpec {
+  return {
+    url,
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -112,7 +113,13 @@ async function appPay(url: string, fx: Fixture, i: number, key: string): Promise
       price_id: fx.price_id,
       method: 'wallet',
     }),
-  });
+  };
+}
+
+/** That pay sent from this thread; resolves to the status. */
+async function appPay(url: string, fx: Fixture, i: number, key: string): Promise<number> {
+  const { method, headers, body } = payRequest(url, fx, i, key);
+  const res = await fetch(url, { method, headers, body });
   await res.arrayBuffer();
   return res.status;
 }
@@ -185,7 +192,7 @@ async function walletPays(
     const before = counter?.count ?? 0;
     const load = os.loadavg()[0]!.toFixed(1);
     const url = `http://127.0.0.1:${server.port}/backend/user/pay`;
-    const r = await runLoad((i) => appPay(url, fx, i, `bench-${i}`), limits);
+    const r = await runHttpLoad((i) => payRequest(url, fx, i, `bench-${i}`), limits);
     const overRun = counter ? (counter.count - before) / r.requests : undefined;
     const appInv = await settledViolations(server);
     const perPay = await requestPathStatements(server, url, fx, n);

@@ -16,7 +16,7 @@ import { type Order, newOrderNo } from '../../server/services/orders';
 import type { Db } from '../../server/db/client';
 import { ledgerViolations } from '../../tests/server/money/invariants';
 import type { BenchContext, BenchRow } from '../types';
-import { round, runLoad, withScratchDatabase } from '../lib';
+import { round, runHttpLoad, withScratchDatabase } from '../lib';
 import { bareTransaction, loadHttp } from '../pay-floor';
 
 const MEMBERS = 64;
@@ -154,15 +154,10 @@ async function notifications(
     );
     ctx.log(`recharge-notify (${db}): the app`);
     const notifyUrl = `http://127.0.0.1:${server.port}/backend/wechat/pay/notify`;
-    const r = await runLoad(async (i) => {
-      const res = await fetch(notifyUrl, {
-        method: 'POST',
-        headers: signed[i]!.headers,
-        body: signed[i]!.body,
-      });
-      await res.arrayBuffer();
-      return res.status;
-    }, limits);
+    const r = await runHttpLoad(
+      (i) => ({ url: notifyUrl, method: 'POST', headers: signed[i]!.headers, body: signed[i]!.body }),
+      limits,
+    );
     const inv = invNote(await ledgerViolations(d, {}));
     const row = (name: string, x: typeof r, note: string): BenchRow => ({
       section: 'recharge-notify',
