@@ -144,6 +144,15 @@ export async function runHttpLoad(
   opts: { maxRequests: number; maxSeconds: number; concurrency: number },
 ): Promise<LoadResult> {
   const requests = Array.from({ length: opts.maxRequests }, (_, i) => spec(i));
+  // BENCH_LOAD=inline: the same requests from this thread, as before (for comparing the two ways).
+  if (process.env.BENCH_LOAD === 'inline') {
+    return runLoad(async (i) => {
+      const { url, method, headers, body } = requests[i]!;
+      const res = await fetch(url, { method, headers, body });
+      await res.arrayBuffer();
+      return res.status;
+    }, opts);
+  }
   const profile = await startProfile();
   try {
     const out = await new Promise<{ latencies: number[]; statuses: Record<number, number>; seconds: number }>(

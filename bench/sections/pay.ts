@@ -178,11 +178,18 @@ async function walletPays(
     const n = ctx.limits.maxRequests;
     const limits = { ...ctx.limits, maxRequests: n };
     const c = ctx.limits.concurrency;
-    const floorFx = await prepare(server, n);
+    // One device more than the floor's run uses: its pay below is the warm-up.
+    const floorFx = await prepare(server, n + 1);
     const httpFx = await prepare(server, n);
     const fx = await prepare(server, n + SEQUENTIAL);
+    const floorPay = await floorPayer(server.deps.db, floorFx, server.deps.devices);
+    // Its start command has the simulator connect every device added above (sim-fleet's refresh), about 6,000 MQTT
+    // clients at once: that burst happens here, before any timed run, instead of inside the first one.
+    ctx.log(`wallet-pay (${db}): connecting the simulated devices`);
+    await floorPay(n);
+    await settledViolations(server);
     ctx.log(`wallet-pay (${db}): bare SQL floor`);
-    const bare = await loadBare(await floorPayer(server.deps.db, floorFx, server.deps.devices), limits);
+    const bare = await loadBare(floorPay, limits);
     const bareInv = await settledViolations(server);
     ctx.log(`wallet-pay (${db}): node:http floor`);
     const viaHttp = await loadHttp(await floorPayer(server.deps.db, httpFx, server.deps.devices), limits);
