@@ -1,5 +1,6 @@
 /**
- * One statement on PGlite in one call into its engine (docs/performance.md, "PGlite statements").
+ * One statement on PGlite in one call into its engine (docs/performance.md, "Each PGlite statement in one call into
+ * the engine"; docs/decisions.md D26).
  *
  * PGlite's own `query()` drives the extended protocol one message at a time: Parse, Describe (to learn the
  * parameters' types), Bind, Describe, Execute, Sync, each a separate pass through the WebAssembly engine and the
