@@ -94,7 +94,6 @@ async function load(
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
   let next = 0;
-  let errors = 0;
   const started = performance.now();
   const deadline = started + opts.maxSeconds * 1000;
   const worker = async () => {
@@ -109,20 +108,29 @@ async function load(
       }
       latencies.push(performance.now() - t0);
       statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status < 200 || status >= 300) errors++;
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  return summarize({ latencies, statuses, seconds: (performance.now() - started) / 1000 });
+}
+
+/** What a closed loop recorded (latencies in ms, the count of each status, 0 for no answer) as a LoadResult. */
+function summarize(run: {
+  latencies: number[];
+  statuses: Record<number, number>;
+  seconds: number;
+}): LoadResult {
+  const latencies = [...run.latencies].sort((a, b) => a - b);
+  let errors = 0;
+  for (const [status, n] of Object.entries(run.statuses)) if (+status < 200 || +status >= 300) errors += n;
   return {
     requests: latencies.length,
     errors,
-    seconds,
-    rps: latencies.length / seconds,
+    seconds: run.seconds,
+    rps: latencies.length / run.seconds,
     p50_ms: percentile(latencies, 50),
     p99_ms: percentile(latencies, 99),
-    statuses,
+    statuses: run.statuses,
   };
 }
 
@@ -155,30 +163,18 @@ export async function runHttpLoad(
   }
   const profile = await startProfile();
   try {
-    const out = await new Promise<{ latencies: number[]; statuses: Record<number, number>; seconds: number }>(
-      (resolve, reject) => {
-        const w = new Worker(new URL('./load-worker.mjs', import.meta.url), {
-          workerData: { requests, concurrency: opts.concurrency, maxSeconds: opts.maxSeconds },
-        });
-        w.once('message', (m) => {
-          resolve(m as { latencies: number[]; statuses: Record<number, number>; seconds: number });
-          void w.terminate();
-        });
-        w.once('error', reject);
-      },
-    );
-    const latencies = out.latencies.sort((a, b) => a - b);
-    let errors = 0;
-    for (const [status, n] of Object.entries(out.statuses)) if (+status < 200 || +status >= 300) errors += n;
-    return {
-      requests: latencies.length,
-      errors,
-      seconds: out.seconds,
-      rps: latencies.length / out.seconds,
-      p50_ms: percentile(latencies, 50),
-      p99_ms: percentile(latencies, 99),
-      statuses: out.statuses,
-    };
+    type Run = Parameters<typeof summarize>[0];
+    const run = await new Promise<Run>((resolve, reject) => {
+      const w = new Worker(new URL('./load-worker.mjs', import.meta.url), {
+        workerData: { requests, concurrency: opts.concurrency, maxSeconds: opts.maxSeconds },
+      });
+      w.once('message', (m: Run) => {
+        resolve(m);
+        void w.terminate();
+      });
+      w.once('error', reject);
+    });
+    return summarize(run);
   } finally {
     await profile?.();
   }
