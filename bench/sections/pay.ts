@@ -203,7 +203,10 @@ async function walletPays(
     // clients: that burst happens here, awaited to the last device, before any timed run.
     ctx.log(`wallet-pay (${db}): connecting the simulated devices`);
     await floorPay(n);
-    const offline = await connectFleet(server, [floorFx, httpFx, fx].flatMap((f) => f.serials));
+    const offline = await connectFleet(
+      server,
+      [floorFx, httpFx, fx].flatMap((f) => f.serials),
+    );
     if (offline > 0) ctx.log(`wallet-pay (${db}): ${offline} simulated devices did not connect`);
     await settledViolations(server);
     ctx.log(`wallet-pay (${db}): bare SQL floor`);

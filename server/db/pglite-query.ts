@@ -38,21 +38,70 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Runs one statement (already holding PGlite's query lock). Errors carry the query and parameters, as PGlite's. */
+/** Statements kept prepared in one PGlite's backend, by SQL text (least recently used first). */
+interface Prepared {
+  names: Map<string, string>;
+  /** Names let go of (evicted, or their plan went stale), closed with the next statement. */
+  closing: string[];
+  next: number;
+}
+
+/** How many statements one PGlite keeps prepared; the least recently used is closed to make room. */
+export const PREPARED_MAX = 200;
+
+const preparedOf = new WeakMap<PGlite, Prepared>();
+
+function prepared(pg: PGlite): Prepared {
+  let p = preparedOf.get(pg);
+  if (!p) preparedOf.set(pg, (p = { names: new Map(), closing: [], next: 0 }));
+  return p;
+}
+
+/** SQLSTATE 0A000 "cached plan must not change result type": a table the statement reads changed shape. */
+const isStalePlan = (err: { code?: string }) => err.code === '0A000';
+
+/**
+ * Runs one statement (already holding PGlite's query lock). A statement text seen before runs from its prepared
+ * statement (Bind, Describe, Execute, Sync: no parse, analysis or planning again); a new one is parsed under a name
+ * first, and kept once PostgreSQL confirms the parse. Errors carry the query and parameters, as PGlite's.
+ */
 async function run(pg: PGlite, text: string, params: unknown[], options?: QueryOptions): Promise<Results> {
-  const message = concat([
-    serialize.parse({ text }),
-    serialize.bind({ values: params.map(prepare) }),
+  const cache = prepared(pg);
+  // Closing a statement that does not exist is not an error, and Close runs in a failed transaction too.
+  const parts: Uint8Array[] = cache.closing.splice(0).map((n) => serialize.close({ type: 'S', name: n }));
+  let name = cache.names.get(text);
+  const fresh = name === undefined;
+  if (name === undefined) {
+    if (cache.names.size >= PREPARED_MAX) {
+      const [oldText, oldName] = cache.names.entries().next().value as [string, string];
+      cache.names.delete(oldText);
+      parts.push(serialize.close({ type: 'S', name: oldName }));
+    }
+    name = `q${cache.next++}`;
+    parts.push(serialize.parse({ name, text }));
+  } else {
+    // Most recently used last.
+    cache.names.delete(text);
+    cache.names.set(text, name);
+  }
+  parts.push(
+    serialize.bind({ statement: name, values: params.map(prepare) }),
     serialize.describe({ type: 'P' }),
     serialize.execute({}),
     serialize.sync(),
-  ]);
-  let messages;
-  try {
-    messages = await pg.execProtocolStream(message, { syncToFs: false });
-  } catch (err) {
-    if (err instanceof Error) Object.assign(err, { query: text, params, queryOptions: options });
-    throw err;
+  );
+  const messages = await pg.execProtocolStream(concat(parts), { syncToFs: false, throwOnError: false });
+  let error: (Error & { code?: string }) | undefined;
+  for (const m of messages) {
+    if (m.name === 'parseComplete' && fresh) cache.names.set(text, name);
+    else if (m.name === 'error' && !error) error = m as unknown as Error & { code?: string };
+  }
+  if (error) {
+    if (!fresh && isStalePlan(error)) {
+      cache.names.delete(text);
+      cache.closing.push(name);
+    }
+    throw Object.assign(error, { query: text, params, queryOptions: options });
   }
   const parsers = mergedParsers((pg as unknown as PGliteInternals).parsers, options?.parsers);
   return parse.parseResults(messages, parsers, { ...options, parsers: undefined })[0]!;

@@ -2,11 +2,12 @@
  * PGlite statements in one call into the engine (server/db/pglite-query.ts, docs/performance.md): answers equal
  * PGlite's own `query()` for the parameter kinds the app sends; a failing statement throws PGlite's error with its
  * code and query and leaves the connection usable; inside a transaction it rolls the transaction back; a caller's
- * parsers apply to its statement only.
+ * parsers apply to its statement only. A statement text runs from one prepared statement: parsed once, kept across
+ * errors and rollbacks, re-parsed when its table changed shape, and at most PREPARED_MAX kept.
  */
 import { PGlite, types } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oneCallQuery, oneCallTxQuery, supportsOneCall } from '../../../server/db/pglite-query';
+import { oneCallQuery, oneCallTxQuery, PREPARED_MAX, supportsOneCall } from '../../../server/db/pglite-query';
 
 let pg: PGlite;
 let query: ReturnType<typeof oneCallQuery>;
@@ -81,5 +82,82 @@ describe('one-call PGlite statements', () => {
     expect(typeof (raw.rows[0] as { at: unknown }).at).toBe('string');
     const parsed = await query(text, [at]);
     expect((parsed.rows[0] as { at: Date }).at).toEqual(at);
+  });
+});
+
+describe('prepared statements', () => {
+  /** How many prepared statements the backend holds for this exact text. */
+  const preparedFor = async (text: string) =>
+    (
+      await pg.query<{ c: number }>(
+        'select count(*)::int as c from pg_prepared_statements where statement = $1',
+        [text],
+      )
+    ).rows[0]!.c;
+
+  it('parses a statement text once and runs it again from its prepared statement', async () => {
+    const text = 'select $1::int + 1 as next';
+    expect(await preparedFor(text)).toBe(0);
+    expect((await query(text, [1])).rows).toEqual([{ next: 2 }]);
+    expect((await query(text, [41])).rows).toEqual([{ next: 42 }]);
+    expect(await preparedFor(text)).toBe(1);
+  });
+
+  it('keeps a statement whose execution failed, and never keeps one that did not parse', async () => {
+    const text = 'select 10 / $1::int as q';
+    await expect(query(text, [0])).rejects.toMatchObject({ code: '22012' });
+    expect((await query(text, [5])).rows).toEqual([{ q: 2 }]);
+    expect(await preparedFor(text)).toBe(1);
+    const bad = 'selec $1::int';
+    for (let i = 0; i < 2; i++) await expect(query(bad, [1])).rejects.toMatchObject({ code: '42601' });
+    expect(await preparedFor(bad)).toBe(0);
+  });
+
+  it('outlives a transaction that rolled back, and parses nothing in a failed one', async () => {
+    const text = 'select n from t where n = $1';
+    await expect(
+      pg.transaction(async (tx) => {
+        const q = oneCallTxQuery(pg, tx);
+        expect((await q(text, [1])).rows).toEqual([{ n: 1 }]);
+        await q('insert into t (n) values ($1)', [1]).catch(() => undefined);
+        // The transaction has failed: this new text cannot be parsed now, and is not taken as prepared.
+        await q('select n + 100 as m from t where n = $1', [1]);
+      }),
+    ).rejects.toMatchObject({ code: '25P02' });
+    expect((await query(text, [1])).rows).toEqual([{ n: 1 }]);
+    expect((await query('select n + 100 as m from t where n = $1', [1])).rows).toEqual([{ m: 101 }]);
+  });
+
+  it('parses again when the table changed shape under a prepared statement', async () => {
+    await pg.exec('create table shape (a int)');
+    await pg.exec('insert into shape values (1)');
+    const text = 'select * from shape where a = $1';
+    expect((await query(text, [1])).rows).toEqual([{ a: 1 }]);
+    await pg.exec('alter table shape add column b int default 7');
+    // PostgreSQL refuses the stale plan once ("cached plan must not change result type"); the next run parses anew.
+    const first = await query(text, [1]).then(
+      (r) => r.rows,
+      (e: unknown) => e,
+    );
+    if (!Array.isArray(first)) expect(first).toMatchObject({ code: '0A000' });
+    expect((await query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
+  });
+
+  it(`keeps at most ${PREPARED_MAX} statements, closing the least recently used`, async () => {
+    const kept = 'select $1::int * 2 as twice';
+    await query(kept, [1]);
+    for (let i = 0; i < PREPARED_MAX + 20; i++) {
+      await query(`select $1::int + ${i} as v`, [1]);
+      // Used again and again: stays among the most recently used.
+      if (i % 50 === 0) await query(kept, [2]);
+    }
+    const { c } = (
+      await pg.query<{ c: number }>(
+        `select count(*)::int as c from pg_prepared_statements where name like 'q%'`,
+      )
+    ).rows[0]!;
+    expect(c).toBeLessThanOrEqual(PREPARED_MAX + 1);
+    expect(await preparedFor('select $1::int + 0 as v')).toBe(0);
+    expect(await preparedFor(kept)).toBe(1);
   });
 });

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { count } from 'drizzle-orm';
+import { asc, count } from 'drizzle-orm';
 import { assertLedgerInvariants } from '../money/invariants';
 import { rechargeViaCashier } from '../money/money-harness';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
-import { ledger_entries, orders, wallets } from '../../../server/db/schema';
+import { devices, ledger_entries, orders, wallets } from '../../../server/db/schema';
 import type { Page, RechargeHistoryItem, RechargePackage, UserProfile } from '../../../src/domain/api';
 
 let w: TestWorld;
@@ -25,8 +25,8 @@ async function snapshot() {
 
 beforeAll(async () => {
   w = await createTestApp(ONLINE_WORLD);
-  const devices = await w.database.db.query.devices.findMany();
-  merchantId = devices[0]!.merchant_id;
+  const [d] = await w.database.db.select().from(devices).orderBy(asc(devices.id)).limit(1);
+  merchantId = d!.merchant_id;
 });
 afterAll(async () => {
   await w?.close();

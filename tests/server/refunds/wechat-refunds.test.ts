@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq } from 'drizzle-orm';
 import {
+  device_sessions,
   ledger_entries,
   ledger_transactions,
   sandbox_pay_notifications,
@@ -175,9 +176,10 @@ describe('a WeChat-paid session stopped early', () => {
       withCookie(cookie, { method: 'POST' }),
     );
     expect(stop.status).toBe(200);
-    const session = await w.database.db.query.device_sessions.findFirst({
-      where: (s, { eq: e }) => e(s.order_id, paid.order_id),
-    });
+    const [session] = await w.database.db
+      .select()
+      .from(device_sessions)
+      .where(eq(device_sessions.order_id, paid.order_id));
     const total = session!.minutes * 60;
     const unused = Math.floor((session!.ends_at!.getTime() - session!.ended_at!.getTime()) / 1000);
     const expected = Math.floor((paid.amount_fen * Math.min(total, unused)) / total);

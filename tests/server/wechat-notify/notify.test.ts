@@ -5,10 +5,11 @@
  * overtaken by the order query and then harmless. The shared ledger invariants are checked after each.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, count, eq, isNotNull } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull } from 'drizzle-orm';
 import { assertLedgerInvariants } from '../money/invariants';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
 import {
+  devices,
   ledger_entries,
   orders,
   pay_notifications,
@@ -59,7 +60,7 @@ async function balance(cookie: string) {
 beforeAll(async () => {
   w = await createTestApp(ONLINE_WORLD);
   sandbox = w.wechat.sandbox!;
-  const [d] = await w.database.db.query.devices.findMany();
+  const [d] = await w.database.db.select().from(devices).orderBy(asc(devices.id)).limit(1);
   merchantId = d!.merchant_id;
 });
 afterAll(async () => {
