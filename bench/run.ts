@@ -4,7 +4,8 @@
  * BENCH_MAX_SECONDS, default 10; BENCH_CONCURRENCY, default 16). BENCH_ONLY=sign-in,startup picks sections;
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server for the PostgreSQL rows; without one, a
  * throwaway loopback server is started from Debian's binaries (scripts/pg-server.sh) when they are installed.
- * BENCH_PROFILE=<dir> writes a CPU profile of each load run (bench/lib.ts).
+ * BENCH_PG=off leaves PostgreSQL out (quicker comparisons on the embedded database). BENCH_PROFILE=<dir> writes a
+ * CPU profile of each load run (bench/lib.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -59,8 +60,11 @@ function stopOwnPostgres(): void {
 }
 
 async function main() {
-  const namedPg = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
-  const ownPg = namedPg ? undefined : startOwnPostgres();
+  const pgOff = process.env.BENCH_PG === 'off';
+  const namedPg = pgOff
+    ? undefined
+    : process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
+  const ownPg = namedPg || pgOff ? undefined : startOwnPostgres();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scango-bench-'));
   const only = process.env.BENCH_ONLY?.split(',')
     .map((s) => s.trim())

@@ -36,6 +36,8 @@ export const EnvSchema = z.object({
   ),
   /** node-postgres connections per instance: at least the requests one instance has in flight (docs/performance.md). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).optional(),
+  /** Named prepared statements on PostgreSQL (server/db/pg-prepared.ts); off behind a pooler that cannot keep them. */
+  DATABASE_PREPARED: bool(true),
   SEED: z.enum(['demo', 'none']).default('demo'),
   TZ: z.string().min(1).default('Asia/Shanghai'),
   PUBLIC_URL: z.preprocess(emptyToUndefined, z.url('PUBLIC_URL 必须是完整的网址').optional()),

@@ -52,6 +52,7 @@ export async function startServer(
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
     poolSize: env.DATABASE_POOL_SIZE,
+    prepared: env.DATABASE_PREPARED,
   });
   const stops: (() => Promise<void> | void)[] = [];
   const listener: Listener = { fetch: starting };

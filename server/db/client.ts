@@ -7,6 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { namePreparedStatements, statementNames } from './pg-prepared';
 
 /**
  * The one database type the services use; PGlite and node-postgres databases both satisfy it. Opened without the
@@ -55,6 +56,8 @@ export interface OpenOptions {
   dataDir?: string;
   /** node-postgres pool size. */
   poolSize?: number;
+  /** Named prepared statements on node-postgres (pg-prepared.ts); default on. */
+  prepared?: boolean;
 }
 
 /** Advisory lock key held while migrating (any constant other locks of this database do not use). */
@@ -70,7 +73,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? DEFAULT_POOL_SIZE });
     const counter: StatementCounter = { count: 0 };
     // Every statement, pooled or in a transaction, goes through a client's query().
-    pool.on('connect', (client) => countCalls(client, 'query', counter));
+    const names = opts.prepared === false ? undefined : statementNames();
+    pool.on('connect', (client) => {
+      countCalls(client, 'query', counter);
+      if (names) namePreparedStatements(client, names);
+    });
     // An idle connection dropped by the server (restart, failover, admin) must not crash the process: the pool
     // replaces it, and queries in flight fail with their own error.
     pool.on('error', (err) => console.error('database: idle connection lost:', err.message));
