@@ -9,7 +9,8 @@
  * serialized by node-postgres's own `prepareValue`, so PostgreSQL infers their types exactly as it does for the
  * server's PostgreSQL path. The answer is parsed by PGlite's own `parseResults` with the caller's options (Drizzle's
  * row mode and parsers), so rows come back as from `query()`. The locks are PGlite's: a statement outside a
- * transaction waits for any open transaction, one inside runs on the transaction's turn.
+ * transaction waits for any open transaction, one inside runs on the transaction's turn. A statement text that
+ * repeats runs from a named prepared statement, without Parse (docs/decisions.md D27).
  */
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import pgUtils from 'pg/lib/utils.js';
