@@ -148,6 +148,12 @@ async function connectIfNew(fleet: SimFleet, serial: string) {
   for (let i = 0; i < 2 && waiting(); i++) await fleet.refresh();
 }
 
+/** The server's client once the gateway is open. */
+function opened(client: MqttGateway | undefined): MqttGateway {
+  if (!client) throw new Error('device gateway is not open');
+  return client;
+}
+
 export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesGateway {
   const listeners = new Set<GatewayListener>();
   const settleMs = opts.settleMs ?? 10_000;
@@ -157,10 +163,6 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
   let brokerUrl: string | undefined;
   let dynsec: DynsecSync | undefined;
   const wait = (test: (e: GatewayEvent) => boolean) => waitFor(listeners, settleMs, test);
-  const need = () => {
-    if (!client) throw new Error('device gateway is not open');
-    return client;
-  };
 
   return {
     kind: 'mqtt',
@@ -181,10 +183,10 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
     },
     async start(serial, minutes, command_id) {
       if (fleet) await connectIfNew(fleet, serial);
-      return need().start(serial, minutes, command_id);
+      return opened(client).start(serial, minutes, command_id);
     },
-    stop: (serial, command_id) => need().stop(serial, command_id),
-    status: (serial) => need().status(serial),
+    stop: (serial, command_id) => opened(client).stop(serial, command_id),
+    status: (serial) => opened(client).status(serial),
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
