@@ -57,7 +57,8 @@ export function statementNames(): StatementNames {
   };
 }
 
-const isStalePlan = (err: unknown) => (err as { code?: string } | null)?.code === '0A000';
+/** SQLSTATE 0A000 "cached plan must not change result type": a table the statement reads changed shape. */
+export const isStalePlan = (err: unknown) => (err as { code?: string } | null)?.code === '0A000';
 
 /** Wraps one connection's `query` so repeated texts run as named statements. */
 export function namePreparedStatements(client: Queryable, names: StatementNames): void {

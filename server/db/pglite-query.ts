@@ -14,6 +14,7 @@
  */
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import pgUtils from 'pg/lib/utils.js';
+import { isStalePlan } from './pg-prepared';
 
 const { serialize } = protocol;
 
@@ -57,9 +58,6 @@ function prepared(pg: PGlite): Prepared {
   if (!p) preparedOf.set(pg, (p = { names: new Map(), closing: [], next: 0 }));
   return p;
 }
-
-/** SQLSTATE 0A000 "cached plan must not change result type": a table the statement reads changed shape. */
-const isStalePlan = (err: { code?: string }) => err.code === '0A000';
 
 /**
  * Runs one statement (already holding PGlite's query lock). A statement text seen before runs from its prepared
