@@ -10,8 +10,12 @@
  * (PgBouncer in transaction mode before 1.21) needs DATABASE_PREPARED=off.
  */
 export const PG_PREPARED_MAX = 200;
-/** Texts remembered for their first sighting; the record starts over when full. */
-const SIGHTINGS_MAX = 2000;
+/**
+ * Texts remembered for their first sighting, by count and by their total length (a bulk insert of many rows is a
+ * long text); the record starts over when either is reached.
+ */
+export const SIGHTINGS_MAX = 2000;
+export const SIGHTINGS_MAX_CHARS = 4_000_000;
 
 type Callback = (err: Error | null, res?: unknown) => void;
 interface QueryConfig {
@@ -35,6 +39,7 @@ export interface StatementNames {
 
 export function statementNames(): StatementNames {
   const seen = new Set<string>();
+  let seenChars = 0;
   const named = new Map<string, string>();
   let next = 0;
   return {
@@ -42,11 +47,16 @@ export function statementNames(): StatementNames {
       const name = named.get(text);
       if (name !== undefined) return name;
       if (!seen.has(text)) {
-        if (seen.size >= SIGHTINGS_MAX) seen.clear();
+        if (seen.size >= SIGHTINGS_MAX || seenChars + text.length > SIGHTINGS_MAX_CHARS) {
+          seen.clear();
+          seenChars = 0;
+        }
         seen.add(text);
+        seenChars += text.length;
         return undefined;
       }
       seen.delete(text);
+      seenChars -= text.length;
       const fresh = `s${next++}`;
       named.set(text, fresh);
       return fresh;

@@ -7,6 +7,7 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { Db, Tx } from '../db/client';
+import { type Params, prebuilt } from '../db/prebuilt';
 import { member_sessions } from '../db/schema';
 
 export const MEMBER_COOKIE = 'sid';
@@ -58,18 +59,23 @@ export async function memberSessionLive(db: Db | Tx, id: number, now: Date): Pro
 /** The member behind a token, or null when unknown, expired or revoked. */
 export async function memberIdForToken(db: Db, token: string, now: Date): Promise<number | null> {
   if (token.length < 16 || token.length > 128) return null;
-  const [row] = await db
+  const [row] = await memberOfHash(db, { hash: hashToken(token), now });
+  return row?.member_id ?? null;
+}
+
+/** Every member request resolves its cookie here: built once (server/db/prebuilt.ts). */
+const memberOfHash = prebuilt((d, p: Params<{ hash: string; now: Date }>) =>
+  d
     .select({ member_id: member_sessions.member_id })
     .from(member_sessions)
     .where(
       and(
-        eq(member_sessions.token_hash, hashToken(token)),
-        gt(member_sessions.expires_at, now),
+        eq(member_sessions.token_hash, p.hash),
+        gt(member_sessions.expires_at, p.now),
         isNull(member_sessions.revoked_at),
       ),
-    );
-  return row?.member_id ?? null;
-}
+    ),
+);
 
 export async function revokeMemberSession(db: Db, token: string, now: Date): Promise<void> {
   await db

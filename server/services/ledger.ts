@@ -6,7 +6,8 @@
  * principal, a debt: docs/decisions.md D18), so an overdraft aborts the whole movement.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Tx } from '../db/client';
+import type { Db, Tx } from '../db/client';
+import { type Params, prebuilt, prebuiltSql } from '../db/prebuilt';
 import { wallets } from '../db/schema';
 
 /** `cash_principal`: a member's principal paid in cash (docs/decisions.md D18); `principal` elsewhere. */
@@ -65,11 +66,51 @@ export function balancedEntries(input: PostInput): Entry[] {
 }
 
 /**
- * Writes one balanced movement in ONE statement (docs/performance.md): the transaction row, its entries, and the
- * balances (one row per wallet, all buckets at once). The wallet rows are locked in id order before any is changed
- * (`l`, forced first by the one-time filter), so concurrent movements never deadlock; callers that lock a member's
- * wallet first and post last hold the shared wallets' locks only until their commit. Returns the transaction id.
+ * One balanced movement in ONE statement (docs/performance.md): the transaction row, its entries, and the balances
+ * (one row per wallet, all buckets at once). The wallet rows are locked in id order before any is changed (`l`,
+ * forced first by the one-time filter), so concurrent movements never deadlock; callers that lock a member's wallet
+ * first and post last hold the shared wallets' locks only until their commit. Entries and balance changes arrive as
+ * arrays, so the text is the same for every movement: built once (server/db/prebuilt.ts), prepared once per
+ * connection.
  */
+const postMovement = prebuiltSql<
+  {
+    kind: string;
+    order_id: number | null;
+    withdrawal_id: number | null;
+    memo: string;
+    entry_wallets: number[];
+    entry_buckets: string[];
+    entry_amounts: number[];
+    wallets: number[];
+    principal: number[];
+    cash_principal: number[];
+    bonus: number[];
+    frozen: number[];
+  },
+  { id: number }
+>(
+  (p) => sql`
+    with t as (
+      insert into ledger_transactions (kind, order_id, withdrawal_id, memo)
+      values (${p.kind}::text, ${p.order_id}::int, ${p.withdrawal_id}::int, ${p.memo}::text)
+      returning id),
+    e as (
+      insert into ledger_entries (transaction_id, wallet_id, bucket, amount_fen)
+      select t.id, v.w, v.b, v.a
+      from t, unnest(${p.entry_wallets}::int[], ${p.entry_buckets}::text[], ${p.entry_amounts}::bigint[]) as v(w, b, a)),
+    l as (select id from wallets where id = any(${p.wallets}::int[]) order by id for no key update),
+    u as (
+      update wallets set principal_fen = wallets.principal_fen + d.p,
+        cash_principal_fen = wallets.cash_principal_fen + d.c, bonus_fen = wallets.bonus_fen + d.b,
+        frozen_fen = wallets.frozen_fen + d.f
+      from unnest(${p.wallets}::int[], ${p.principal}::bigint[], ${p.cash_principal}::bigint[], ${p.bonus}::bigint[],
+        ${p.frozen}::bigint[]) as d(id, p, c, b, f)
+      where wallets.id = d.id and (select count(*) from l) > 0)
+    select id from t`,
+);
+
+/** Writes one balanced movement (see `postMovement`). Returns the transaction id. */
 export async function postTransaction(tx: Tx, input: PostInput): Promise<number> {
   const entries = balancedEntries(input);
   const perWallet = new Map<number, Record<Bucket, number>>();
@@ -78,41 +119,23 @@ export async function postTransaction(tx: Tx, input: PostInput): Promise<number>
     w[e.bucket] += e.amount_fen;
     perWallet.set(e.wallet_id, w);
   }
-  const rows = sql.join(
-    entries.map((e) => sql`(${e.wallet_id}::int, ${e.bucket}::text, ${e.amount_fen}::bigint)`),
-    sql`, `,
-  );
-  const deltas = sql.join(
-    [...perWallet].map(
-      ([id, d]) =>
-        sql`(${id}::int, ${d.principal}::bigint, ${d.cash_principal}::bigint, ${d.bonus}::bigint, ${d.frozen}::bigint)`,
-    ),
-    sql`, `,
-  );
-  const ids = sql.join(
-    [...perWallet.keys()].map((id) => sql`${id}::int`),
-    sql`, `,
-  );
-  const res = (await tx.execute(sql`
-    with t as (
-      insert into ledger_transactions (kind, order_id, withdrawal_id, memo)
-      values (${input.kind}::text, ${input.order_id ?? null}::int, ${input.withdrawal_id ?? null}::int,
-        ${input.memo ?? ''}::text)
-      returning id),
-    e as (
-      insert into ledger_entries (transaction_id, wallet_id, bucket, amount_fen)
-      select t.id, v.w, v.b, v.a from t, (values ${rows}) as v(w, b, a)),
-    l as (select id from wallets where id in (${ids}) order by id for no key update),
-    u as (
-      update wallets set principal_fen = wallets.principal_fen + d.p,
-        cash_principal_fen = wallets.cash_principal_fen + d.c, bonus_fen = wallets.bonus_fen + d.b,
-        frozen_fen = wallets.frozen_fen + d.f
-      from (values ${deltas}) as d(id, p, c, b, f)
-      where wallets.id = d.id and (select count(*) from l) > 0)
-    select id from t`)) as unknown as { rows: { id: number }[] };
-  const id = res.rows[0]?.id;
-  if (id === undefined) throw new LedgerError('ledger transaction not inserted');
-  return id;
+  const deltas = [...perWallet.values()];
+  const [row] = await postMovement(tx, {
+    kind: input.kind,
+    order_id: input.order_id ?? null,
+    withdrawal_id: input.withdrawal_id ?? null,
+    memo: input.memo ?? '',
+    entry_wallets: entries.map((e) => e.wallet_id),
+    entry_buckets: entries.map((e) => e.bucket),
+    entry_amounts: entries.map((e) => e.amount_fen),
+    wallets: [...perWallet.keys()],
+    principal: deltas.map((d) => d.principal),
+    cash_principal: deltas.map((d) => d.cash_principal),
+    bonus: deltas.map((d) => d.bonus),
+    frozen: deltas.map((d) => d.frozen),
+  });
+  if (row === undefined) throw new LedgerError('ledger transaction not inserted');
+  return row.id;
 }
 
 // ---------------------------------------------------------------- finding (or opening) wallets
@@ -127,29 +150,52 @@ async function firstWallet(
   return rows[0];
 }
 
+/** Finds the wallet, locked (FOR UPDATE) or not. */
+type FindWallet = (lock: boolean) => Promise<Wallet | undefined>;
+const where =
+  (tx: Tx, w: ReturnType<typeof and>): FindWallet =>
+  (lock) =>
+    firstWallet(tx, w, lock);
+
 /**
  * Get-or-create: concurrent callers both insert with ON CONFLICT DO NOTHING (the partial unique indexes make the
  * second one a no-op once the first commits), then read the one row.
  */
 async function getOrCreate(
   tx: Tx,
-  where: ReturnType<typeof and>,
+  find: FindWallet,
   values: typeof wallets.$inferInsert,
   lock = false,
 ): Promise<Wallet> {
-  const found = await firstWallet(tx, where, lock);
+  const found = await find(lock);
   if (found) return found;
   await tx.insert(wallets).values(values).onConflictDoNothing();
-  const created = await firstWallet(tx, where, lock);
+  const created = await find(lock);
   if (!created) throw new LedgerError(`wallet could not be opened: ${JSON.stringify(values)}`);
   return created;
 }
 
+const memberWalletOf = (d: Db, p: Params<{ member: number; merchant: number }>) =>
+  d
+    .select()
+    .from(wallets)
+    .where(
+      and(eq(wallets.kind, 'member'), eq(wallets.member_id, p.member), eq(wallets.merchant_id, p.merchant)),
+    )
+    .orderBy(asc(wallets.id))
+    .limit(1);
+/** Every recharge and pay finds the member's wallet: both forms built once (server/db/prebuilt.ts). */
+const memberWalletRow = prebuilt(memberWalletOf);
+const memberWalletLocked = prebuilt((d, p: Params<{ member: number; merchant: number }>) =>
+  memberWalletOf(d, p).for('update'),
+);
+
 /** A member's wallet at one merchant (opened with zero balance on first use). `lock` takes a row lock (FOR UPDATE). */
 export function memberWallet(tx: Tx, memberId: number, merchantId: number, opts: { lock?: boolean } = {}) {
+  const p = { member: memberId, merchant: merchantId };
   return getOrCreate(
     tx,
-    and(eq(wallets.kind, 'member'), eq(wallets.member_id, memberId), eq(wallets.merchant_id, merchantId)),
+    async (lock) => (await (lock ? memberWalletLocked(tx, p) : memberWalletRow(tx, p)))[0],
     { kind: 'member', member_id: memberId, merchant_id: merchantId },
     opts.lock ?? false,
   );
@@ -160,7 +206,7 @@ export function memberWallet(tx: Tx, memberId: number, merchantId: number, opts:
  * owed on cash principal spent; may run negative (docs/decisions.md D18).
  */
 export function merchantWallet(tx: Tx, merchantId: number) {
-  return getOrCreate(tx, and(eq(wallets.kind, 'merchant'), eq(wallets.merchant_id, merchantId)), {
+  return getOrCreate(tx, where(tx, and(eq(wallets.kind, 'merchant'), eq(wallets.merchant_id, merchantId))), {
     kind: 'merchant',
     merchant_id: merchantId,
   });
@@ -168,7 +214,7 @@ export function merchantWallet(tx: Tx, merchantId: number) {
 
 /** A partner account's share-income wallet. */
 export function partnerWallet(tx: Tx, accountId: number, merchantId: number | null) {
-  return getOrCreate(tx, and(eq(wallets.kind, 'partner'), eq(wallets.account_id, accountId)), {
+  return getOrCreate(tx, where(tx, and(eq(wallets.kind, 'partner'), eq(wallets.account_id, accountId))), {
     kind: 'partner',
     account_id: accountId,
     merchant_id: merchantId,
@@ -179,12 +225,15 @@ export function partnerWallet(tx: Tx, accountId: number, merchantId: number | nu
 export async function platformWallet(tx: Tx): Promise<Wallet> {
   const found = await firstWallet(tx, and(eq(wallets.kind, 'platform')), false);
   if (found) return found;
-  return getOrCreate(tx, and(eq(wallets.kind, 'platform')), { kind: 'platform', code: 'platform' });
+  return getOrCreate(tx, where(tx, and(eq(wallets.kind, 'platform'))), {
+    kind: 'platform',
+    code: 'platform',
+  });
 }
 
 /** An external wallet by code (wechat, cash, till, promotion, payout). */
 export function externalWallet(tx: Tx, code: ExternalCode) {
-  return getOrCreate(tx, and(eq(wallets.kind, 'external'), eq(wallets.code, code)), {
+  return getOrCreate(tx, where(tx, and(eq(wallets.kind, 'external'), eq(wallets.code, code))), {
     kind: 'external',
     code,
   });

@@ -6,6 +6,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { type Params, prebuilt } from '../../db/prebuilt';
 import { device_sessions, devices } from '../../db/schema';
 import type { GatewayEvent } from './gateway';
 import {
@@ -30,8 +31,8 @@ export interface EventDeps {
   sendStop(session: { id: number; device_id: number }): Promise<void>;
 }
 
-async function sessionOf(db: Db, session_id: number, serial: string) {
-  const [s] = await db
+const sessionOnDevice = prebuilt((d, p: Params<{ id: number; serial: string }>) =>
+  d
     .select({
       id: device_sessions.id,
       device_id: device_sessions.device_id,
@@ -40,7 +41,11 @@ async function sessionOf(db: Db, session_id: number, serial: string) {
     })
     .from(device_sessions)
     .innerJoin(devices, eq(devices.id, device_sessions.device_id))
-    .where(and(eq(device_sessions.id, session_id), eq(devices.serial, serial)));
+    .where(and(eq(device_sessions.id, p.id), eq(devices.serial, p.serial))),
+);
+
+async function sessionOf(db: Db, session_id: number, serial: string) {
+  const [s] = await sessionOnDevice(db, { id: session_id, serial });
   return s;
 }
 

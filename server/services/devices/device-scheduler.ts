@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
+import { prebuiltSql } from '../../db/prebuilt';
 import { device_sessions, devices } from '../../db/schema';
 import type { DeviceGateway } from './gateway';
 import { endSession, failSession, REFUND_REASONS, startCommandId, type RefundOrder } from './lifecycle';
@@ -29,21 +30,22 @@ type DueStatus = 'starting' | 'running';
 
 const BATCH = 50;
 
+const markSent = prebuiltSql<{ id: number; now: string }, { id: number; minutes: number; serial: string }>(
+  (p) => sql`
+    update ${device_sessions} set command_sent_at = ${p.now}::timestamptz
+    from ${devices}
+    where ${device_sessions.id} = ${p.id}::int and ${device_sessions.status} = 'starting'
+      and ${device_sessions.command_sent_at} is null and ${devices.id} = ${device_sessions.device_id}
+    returning ${device_sessions.id}, ${device_sessions.minutes}, ${devices.serial}`,
+);
+
 /**
  * Sends the start command of a `starting` session. Safe to call twice or to race the scheduler: only the caller
  * that marks `command_sent_at` sends.
  */
 export async function dispatch(ctx: SchedulerContext, session_id: number): Promise<void> {
   // Marked sent and the device's serial read in one statement: every pay's start command comes through here.
-  const res = (await ctx.db.execute(sql`
-      update ${device_sessions} set command_sent_at = ${ctx.now().toISOString()}::timestamptz
-      from ${devices}
-      where ${device_sessions.id} = ${session_id}::int and ${device_sessions.status} = 'starting'
-        and ${device_sessions.command_sent_at} is null and ${devices.id} = ${device_sessions.device_id}
-      returning ${device_sessions.id}, ${device_sessions.minutes}, ${devices.serial}`)) as unknown as {
-    rows: { id: number; minutes: number; serial: string }[];
-  };
-  const s = res.rows[0];
+  const [s] = await markSent(ctx.db, { id: session_id, now: ctx.now().toISOString() });
   if (!s) return;
   // A send that throws leaves the session `starting`: the deadline refunds it, which is the safe outcome.
   await ctx.gateway.start(s.serial, s.minutes, startCommandId(s.id));

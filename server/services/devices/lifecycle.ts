@@ -9,6 +9,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
+import { prebuiltSql } from '../../db/prebuilt';
 import { device_sessions, devices, orders } from '../../db/schema';
 import { proRata } from '../../../src/domain/money';
 
@@ -36,6 +37,22 @@ export function parseCommandId(commandId: string): { kind: 'start' | 'stop'; ses
   return { kind: m[1] as 'start' | 'stop', session_id: Number(m[2]) };
 }
 
+const running = prebuiltSql<{ id: number; at: string }, { id: number; order_id: number; device_id: number }>(
+  (p) => sql`
+    with s as (
+      update ${device_sessions} set status = 'running', started_at = ${p.at}::timestamptz,
+        ends_at = ${p.at}::timestamptz + make_interval(mins => ${device_sessions.minutes})
+      where ${device_sessions.id} = ${p.id}::int and ${device_sessions.status} = 'starting'
+      returning ${device_sessions.id}, ${device_sessions.order_id}, ${device_sessions.device_id}),
+    o as (
+      update ${orders} set status = 'started' from s
+      where ${orders.id} = s.order_id and ${orders.status} = 'paid' returning 1),
+    d as (
+      update ${devices} set status = 'running' from s
+      where ${devices.id} = s.device_id and ${devices.status} in ('idle', 'running') returning 1)
+    select s.id, s.order_id, s.device_id from s`,
+);
+
 /**
  * The device acknowledged the start: the session runs from `at` for its minutes, the order is `started`, the device
  * `running`. Returns the session when this call made the change; null when it was already done or the session had
@@ -48,22 +65,8 @@ export async function markRunning(
 ): Promise<{ id: number; order_id: number; device_id: number } | null> {
   // One statement (the three conditional updates as CTEs, one snapshot, atomic): the acknowledgement of every pay
   // comes through here, and on the embedded database each statement costs the server's own thread.
-  const res = (await tx.execute(sql`
-    with s as (
-      update ${device_sessions} set status = 'running', started_at = ${at.toISOString()}::timestamptz,
-        ends_at = ${at.toISOString()}::timestamptz + make_interval(mins => ${device_sessions.minutes})
-      where ${device_sessions.id} = ${session_id}::int and ${device_sessions.status} = 'starting'
-      returning ${device_sessions.id}, ${device_sessions.order_id}, ${device_sessions.device_id}),
-    o as (
-      update ${orders} set status = 'started' from s
-      where ${orders.id} = s.order_id and ${orders.status} = 'paid' returning 1),
-    d as (
-      update ${devices} set status = 'running' from s
-      where ${devices.id} = s.device_id and ${devices.status} in ('idle', 'running') returning 1)
-    select s.id, s.order_id, s.device_id from s`)) as unknown as {
-    rows: { id: number; order_id: number; device_id: number }[];
-  };
-  return res.rows[0] ?? null;
+  const [row] = await running(tx, { id: session_id, at: at.toISOString() });
+  return row ?? null;
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Applying a WeChat Pay transaction (notification or query answer) to its order, exactly once. */
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
+import { type Params, prebuilt } from '../../db/prebuilt';
 import { members, orders, pay_notifications, wallets } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import type { Transaction } from '../../wechat/types';
@@ -22,24 +23,27 @@ export type ApplyResult = 'applied' | 'duplicate' | 'ignored';
 const externalId = (code: 'wechat' | 'promotion') => sql<number | null>`(select min(${wallets.id})
   from ${wallets} where ${wallets.kind} = 'external' and ${wallets.code} = ${code})`;
 
-/**
- * In one statement: the notification recorded (`pay_notifications`, first one per notification id; a later copy
- * inserts nothing), the transaction's order locked (FOR UPDATE) with its member's openid, and the external wallets'
- * ids. Then refuses (PaymentMismatchError, which rolls the record back) a transaction that is not for the order:
- * unknown order, not a WeChat order, another appid or mchid, another amount, another payer.
- */
-async function lockMatchingOrder(
-  tx: Tx,
-  t: Transaction,
-  pay: { appid: string; mchid: string },
-  note: typeof pay_notifications.$inferInsert,
-) {
-  const noted = tx
-    .$with('noted')
-    .as(
-      tx.insert(pay_notifications).values(note).onConflictDoNothing().returning({ id: pay_notifications.id }),
-    );
-  const [row] = await tx
+interface NotificationRecord {
+  notification_id: string;
+  out_trade_no: string;
+  transaction_id: string | null;
+  received_at: Date;
+}
+
+const lockOrderNoting = prebuilt((d, p: Params<NotificationRecord & { no: string }>) => {
+  const noted = d.$with('noted').as(
+    d
+      .insert(pay_notifications)
+      .values({
+        notification_id: p.notification_id,
+        out_trade_no: p.out_trade_no,
+        transaction_id: p.transaction_id,
+        received_at: p.received_at,
+      })
+      .onConflictDoNothing()
+      .returning({ id: pay_notifications.id }),
+  );
+  return d
     .with(noted)
     .select({
       order: orders,
@@ -50,8 +54,23 @@ async function lockMatchingOrder(
     })
     .from(orders)
     .leftJoin(members, eq(members.id, orders.member_id))
-    .where(eq(orders.order_no, t.out_trade_no))
+    .where(eq(orders.order_no, p.no))
     .for('update', { of: orders });
+});
+
+/**
+ * In one statement: the notification recorded (`pay_notifications`, first one per notification id; a later copy
+ * inserts nothing), the transaction's order locked (FOR UPDATE) with its member's openid, and the external wallets'
+ * ids. Then refuses (PaymentMismatchError, which rolls the record back) a transaction that is not for the order:
+ * unknown order, not a WeChat order, another appid or mchid, another amount, another payer.
+ */
+async function lockMatchingOrder(
+  tx: Tx,
+  t: Transaction,
+  pay: { appid: string; mchid: string },
+  note: NotificationRecord,
+) {
+  const [row] = await lockOrderNoting(tx, { ...note, no: t.out_trade_no });
   const order = row?.order;
   if (!order) throw new PaymentMismatchError(`unknown out_trade_no ${t.out_trade_no}`);
   if (order.method !== 'wechat')

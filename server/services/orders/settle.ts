@@ -4,6 +4,7 @@
  */
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
+import { type Params, prebuilt, setTo } from '../../db/prebuilt';
 import { orders } from '../../db/schema';
 import {
   type Entry,
@@ -64,6 +65,15 @@ export async function settleWalletConsume(tx: Tx, order: Order, wallet: Wallet, 
   return true;
 }
 
+/** Every WeChat payment ends here: built once (server/db/prebuilt.ts). */
+const markPaid = prebuilt((d, p: Params<{ id: number; now: Date; transaction_id: string | null }>) =>
+  d
+    .update(orders)
+    .set({ status: 'paid', paid_at: setTo(p.now), wechat_transaction_id: setTo(p.transaction_id) })
+    .where(eq(orders.id, p.id))
+    .returning(),
+);
+
 /**
  * Books a WeChat payment of a pending order (called once, from a verified notification or an order query, with
  * the order row locked): a consume is split at once; a recharge credits the member's principal (pay) and bonus
@@ -102,11 +112,11 @@ export async function settleWechatPayment(
     memo: `微信支付 ${order.order_no}`,
     entries,
   });
-  const [paid] = await tx
-    .update(orders)
-    .set({ status: 'paid', paid_at: payment.now, wechat_transaction_id: payment.transaction_id })
-    .where(eq(orders.id, order.id))
-    .returning();
+  const [paid] = await markPaid(tx, {
+    id: order.id,
+    now: payment.now,
+    transaction_id: payment.transaction_id,
+  });
   if (!paid) throw new OrderMoneyError(`order ${order.order_no} vanished while being paid`);
   return paid;
 }

@@ -7,8 +7,18 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
+import { type Params, prebuilt, prebuiltSql } from '../../db/prebuilt';
 import { devices, wallets } from '../../db/schema';
 import { type Wallet, memberWallet } from '../ledger';
+
+const lockedWallet = prebuilt((d, p: Params<{ memberId: number; deviceId: number }>) =>
+  d
+    .select({ w: wallets })
+    .from(wallets)
+    .innerJoin(devices, eq(devices.merchant_id, wallets.merchant_id))
+    .where(and(eq(devices.id, p.deviceId), eq(wallets.kind, 'member'), eq(wallets.member_id, p.memberId)))
+    .for('update', { of: wallets }),
+);
 
 /**
  * The member's wallet at the device's merchant, locked (FOR UPDATE); opened when the member has none there yet.
@@ -19,12 +29,7 @@ export async function lockWalletForDevice(
   memberId: number,
   deviceId: number,
 ): Promise<Wallet | undefined> {
-  const [row] = await tx
-    .select({ w: wallets })
-    .from(wallets)
-    .innerJoin(devices, eq(devices.merchant_id, wallets.merchant_id))
-    .where(and(eq(devices.id, deviceId), eq(wallets.kind, 'member'), eq(wallets.member_id, memberId)))
-    .for('update', { of: wallets });
+  const [row] = await lockedWallet(tx, { memberId, deviceId });
   if (row) return row.w;
   const [device] = await tx
     .select({ merchant_id: devices.merchant_id })
@@ -56,6 +61,14 @@ export interface PayContext {
   rules: { partner_account_id: number; ratio_bp: number; wallet_id: number | null }[];
 }
 
+const payContextRow = prebuiltSql<
+  { memberId: number; deviceId: number; priceId: number; key: string | null },
+  PayContext
+>(
+  (p) =>
+    sql`select * from pay_context(${p.memberId}::int, ${p.deviceId}::int, ${p.priceId}::int, ${p.key}::text)`,
+);
+
 /**
  * The pay's context in one statement (run it after the wallet lock); undefined when the device does not exist. The
  * query is the PL/pgSQL function `pay_context` (server/db/migrations/0015_pay_context.sql, docs/decisions.md D24).
@@ -64,11 +77,9 @@ export async function payContext(
   tx: Tx,
   q: { memberId: number; deviceId: number; priceId: number; key: string | null },
 ): Promise<PayContext | undefined> {
-  // The function pay_context (migration 0015) holds the query, so its plan is kept per connection.
-  const res = (await tx.execute(
-    sql`select * from pay_context(${q.memberId}::int, ${q.deviceId}::int, ${q.priceId}::int, ${q.key}::text)`,
-  )) as unknown as { rows: PayContext[] };
-  const row = res.rows[0];
+  // The function pay_context (migration 0015) holds the query, so its plan is kept per connection; its call's text
+  // is built once (server/db/prebuilt.ts).
+  const [row] = await payContextRow(tx, q);
   if (!row) return undefined;
   // json arrives parsed from node-postgres and PGlite alike; a string only from a driver that does not parse it.
   if (typeof row.rules === 'string') row.rules = JSON.parse(row.rules) as PayContext['rules'];

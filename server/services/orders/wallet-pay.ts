@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { PayRequest } from '../../../src/domain/api';
 import type { Tx } from '../../db/client';
+import { prebuiltSql } from '../../db/prebuilt';
 import { HttpError } from '../../lib/errors';
 import { availabilityOf, startingSession } from '../devices/sessions';
 import {
@@ -91,23 +92,47 @@ async function payEntries(
   return entries;
 }
 
+interface PaidOrder {
+  order_no: string;
+  member_id: number;
+  merchant_id: number;
+  venue_id: number;
+  device_id: number;
+  price_id: number;
+  amount_fen: number;
+  bonus_fen: number;
+  cash_fen: number;
+  minutes: number;
+  key: string | null;
+  now: Date;
+}
+
+/** The paid order and its `starting` session, in one statement whose text is built once (server/db/prebuilt.ts). */
+const paidOrderRow = prebuiltSql<
+  Omit<PaidOrder, 'now'> & { now: string; status: string; ack_deadline: string },
+  { order_id: number; session_id: number | null }
+>(
+  (p) => sql`
+    with o as (
+      insert into orders (order_no, kind, method, status, member_id, merchant_id, venue_id, device_id, price_id,
+        amount_fen, bonus_fen, cash_fen, minutes, idempotency_key, paid_at, created_at)
+      values (${p.order_no}::text, 'consume', 'wallet', 'paid', ${p.member_id}::int, ${p.merchant_id}::int,
+        ${p.venue_id}::int, ${p.device_id}::int, ${p.price_id}::int, ${p.amount_fen}::int, ${p.bonus_fen}::int,
+        ${p.cash_fen}::int, ${p.minutes}::int, ${p.key}::text, ${p.now}::timestamptz, ${p.now}::timestamptz)
+      returning id),
+    s as (
+      insert into device_sessions (order_id, device_id, member_id, minutes, status, ack_deadline, created_at)
+      select o.id, ${p.device_id}::int, ${p.member_id}::int, ${p.minutes}::int, ${p.status}::text,
+        ${p.ack_deadline}::timestamptz, ${p.now}::timestamptz from o
+      on conflict do nothing
+      returning id)
+    select o.id as order_id, (select id from s) as session_id from o`,
+);
+
 /** Inserts the paid order and its `starting` session in one statement; a busy device leaves no session. */
 async function insertPaidOrder(
   tx: Tx,
-  o: {
-    order_no: string;
-    member_id: number;
-    merchant_id: number;
-    venue_id: number;
-    device_id: number;
-    price_id: number;
-    amount_fen: number;
-    bonus_fen: number;
-    cash_fen: number;
-    minutes: number;
-    key: string | null;
-    now: Date;
-  },
+  o: PaidOrder,
 ): Promise<{ order_id: number; session_id: number | null }> {
   const s = startingSession({
     order_id: 0,
@@ -116,25 +141,12 @@ async function insertPaidOrder(
     minutes: o.minutes,
     now: o.now,
   });
-  const now = o.now.toISOString();
-  const res = (await tx.execute(sql`
-    with o as (
-      insert into orders (order_no, kind, method, status, member_id, merchant_id, venue_id, device_id, price_id,
-        amount_fen, bonus_fen, cash_fen, minutes, idempotency_key, paid_at, created_at)
-      values (${o.order_no}::text, 'consume', 'wallet', 'paid', ${o.member_id}::int, ${o.merchant_id}::int,
-        ${o.venue_id}::int, ${o.device_id}::int, ${o.price_id}::int, ${o.amount_fen}::int, ${o.bonus_fen}::int,
-        ${o.cash_fen}::int, ${o.minutes}::int, ${o.key}::text, ${now}::timestamptz, ${now}::timestamptz)
-      returning id),
-    s as (
-      insert into device_sessions (order_id, device_id, member_id, minutes, status, ack_deadline, created_at)
-      select o.id, ${s.device_id}::int, ${s.member_id}::int, ${s.minutes}::int, ${s.status}::text,
-        ${s.ack_deadline.toISOString()}::timestamptz, ${now}::timestamptz from o
-      on conflict do nothing
-      returning id)
-    select o.id as order_id, (select id from s) as session_id from o`)) as unknown as {
-    rows: { order_id: number; session_id: number | null }[];
-  };
-  const row = res.rows[0];
+  const [row] = await paidOrderRow(tx, {
+    ...o,
+    now: o.now.toISOString(),
+    status: s.status,
+    ack_deadline: s.ack_deadline.toISOString(),
+  });
   if (!row) throw new Error('order not inserted');
   return row;
 }

@@ -2,12 +2,19 @@
  * On PostgreSQL (TEST_DATABASE_URL): named prepared statements on node-postgres (server/db/pg-prepared.ts). A text
  * runs unnamed the first time and from its prepared statement after; the callback form that `pool.query` uses
  * works; a plan gone stale under a changed table is parsed again under a new name; a connection keeps at most
- * PG_PREPARED_MAX; statements without parameters pass as they are. PGlite has its own path: skipped there.
+ * PG_PREPARED_MAX; statements without parameters pass as they are. PGlite has its own path: skipped there. The
+ * record of first sightings is bounded by count and by length, on either database.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namePreparedStatements, PG_PREPARED_MAX, statementNames } from '../../../server/db/pg-prepared';
+import {
+  namePreparedStatements,
+  PG_PREPARED_MAX,
+  SIGHTINGS_MAX,
+  SIGHTINGS_MAX_CHARS,
+  statementNames,
+} from '../../../server/db/pg-prepared';
 
 const url = process.env.TEST_DATABASE_URL;
 const table = `pgprep_${randomBytes(4).toString('hex')}`;
@@ -90,5 +97,34 @@ describe.skipIf(!url)('named prepared statements on node-postgres', () => {
     } finally {
       c.release();
     }
+  });
+});
+
+describe('the record of texts seen once', () => {
+  it('names a text on its second sighting, the same name after', () => {
+    const names = statementNames();
+    expect(names.nameFor('select $1')).toBeUndefined();
+    const name = names.nameFor('select $1');
+    expect(name).toBeDefined();
+    expect(names.nameFor('select $1')).toBe(name);
+  });
+
+  it(`forgets first sightings past ${SIGHTINGS_MAX} texts`, () => {
+    const names = statementNames();
+    names.nameFor('select 0');
+    for (let i = 1; i <= SIGHTINGS_MAX; i++) names.nameFor(`select ${i}`);
+    // Forgotten: its next sighting counts as a first one.
+    expect(names.nameFor('select 0')).toBeUndefined();
+    expect(names.nameFor('select 0')).toBeDefined();
+  });
+
+  it(`forgets first sightings past ${SIGHTINGS_MAX_CHARS} characters, so long one-off texts hold little`, () => {
+    const names = statementNames();
+    const long = (c: string) => `insert into t values ${c.repeat(SIGHTINGS_MAX_CHARS / 2)}`;
+    names.nameFor('select $1');
+    names.nameFor(long('a'));
+    names.nameFor(long('b'));
+    expect(names.nameFor('select $1')).toBeUndefined();
+    expect(names.nameFor(long('a'))).toBeUndefined();
   });
 });
