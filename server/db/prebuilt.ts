@@ -44,13 +44,20 @@ function boundTo<R>(proto: Executable<R>, d: Handle): Executable<R> {
   return q;
 }
 
-/** Builds a prepared query on first use; drops the first handle's connection so only bound copies ever run. */
+/**
+ * Builds a prepared query on first use per driver (the prepared query's class is the driver's: a process may hold a
+ * PGlite and a PostgreSQL database at once, as the bench does); drops the first handle's connection so only bound
+ * copies ever run.
+ */
 function once<R>(prepare: (d: Handle) => Executable<R>): (d: Handle) => Executable<R> {
-  let proto: Executable<R> | undefined;
+  const protos = new Map<unknown, Executable<R>>();
   return (d) => {
+    const driver = d._.session.constructor;
+    let proto = protos.get(driver);
     if (!proto) {
       proto = prepare(d);
       (proto as unknown as { client: unknown }).client = undefined;
+      protos.set(driver, proto);
     }
     return boundTo(proto, d);
   };

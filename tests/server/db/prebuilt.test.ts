@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../../server/db/client';
+import { type Database, openDatabase } from '../../../server/db/client';
 import { prebuilt, prebuiltSql, setTo, type Params } from '../../../server/db/prebuilt';
 import { member_sessions, members } from '../../../server/db/schema';
 import { createTestDb } from '../test-db';
@@ -144,6 +144,24 @@ describe('statements built once', () => {
     expect(inTx).toEqual([{ n: 2, total: 42 }]);
     expect(await sumOf(database.db, { ids: [] })).toEqual([{ n: 0, total: 0 }]);
   });
+
+  it('runs on another database in the same process, of the other driver on PostgreSQL runs', async () => {
+    const other = await openDatabase({ dataDir: 'memory://' });
+    try {
+      const a = openid();
+      const b = openid();
+      await addMember(database.db, { openid: a });
+      await addMember(other.db, { openid: b });
+      await addMember(database.db, { openid: b });
+      expect(await memberByOpenid(other.db, { openid: a })).toEqual([]);
+      expect(await memberByOpenid(other.db, { openid: b })).toHaveLength(1);
+      expect(await memberByOpenid(database.db, { openid: a })).toHaveLength(1);
+      expect(await sumOf(other.db, { ids: [5] })).toEqual([{ n: 1, total: 5 }]);
+      expect(await database.db.transaction((tx) => sumOf(tx, { ids: [6] }))).toEqual([{ n: 1, total: 6 }]);
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
 
   it('refuses a call that leaves a value out', async () => {
     await expect(memberByOpenid(database.db, {} as { openid: string })).rejects.toThrow(
