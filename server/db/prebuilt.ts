@@ -7,10 +7,13 @@
  *
  * The builder function gets no call's values, only placeholders (`p.name`), so nothing of one call can be frozen
  * into the text. Placeholder values in `where` conditions and in `sql` templates reach the driver as they are
- * (numbers, strings, arrays, Dates); in `insert ... values` and `update ... set` the column encodes them.
+ * (numbers, strings, arrays, Dates); in `insert ... values` and `update ... set` the column encodes them, null
+ * included: a value that may be null for a column whose encoder does not take null (timestamp, json) goes in through
+ * an `sql` placeholder instead.
  *
  * It relies on two of Drizzle's fields (0.45): the session's `client` and the prepared query's `client`; the
- * tests in tests/server/db/prebuilt.test.ts run it on both drivers, inside and outside transactions.
+ * tests in tests/server/db/prebuilt.test.ts run it on both drivers, inside and outside transactions. The logger and
+ * result cache are those of the first database of the driver that ran the statement (ours set neither).
  */
 import { type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
