@@ -108,6 +108,7 @@ async function run(pg: PGlite, text: string, params: unknown[], options?: QueryO
 
 type Parsers = PGliteInternals['parsers'];
 const merged = new WeakMap<Parsers, Map<string, Parsers>>();
+const byObject = new WeakMap<object, { defaults: Parsers; out: Parsers }>();
 
 /**
  * PGlite's default parsers with the caller's on top, merged once per kind of caller. `parseResults` would copy the
@@ -117,6 +118,9 @@ const merged = new WeakMap<Parsers, Map<string, Parsers>>();
  */
 function mergedParsers(defaults: Parsers, own: QueryOptions['parsers']): Parsers {
   if (!own) return defaults;
+  // A statement built once (prebuilt.ts) passes the same parsers object on every call.
+  const same = byObject.get(own);
+  if (same?.defaults === defaults) return same.out;
   let byKind = merged.get(defaults);
   if (!byKind) merged.set(defaults, (byKind = new Map()));
   const kind = Object.entries(own)
@@ -128,6 +132,7 @@ function mergedParsers(defaults: Parsers, own: QueryOptions['parsers']): Parsers
     if (byKind.size >= 32) byKind.clear();
     byKind.set(kind, out);
   }
+  byObject.set(own, { defaults, out });
   return out;
 }
 
