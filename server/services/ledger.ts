@@ -175,13 +175,18 @@ async function getOrCreate(
   return created;
 }
 
+/**
+ * `kind = 'member'` as a literal, not a parameter: the partial unique index on (member, merchant) `where kind =
+ * 'member'` then serves the generic plan PostgreSQL keeps for a prepared statement; with a parameter no generic plan
+ * can use that index, so every execution was planned anew (docs/performance.md, "Plans kept").
+ */
+export const isMemberWallet = sql`${wallets.kind} = 'member'`;
+
 const memberWalletOf = (d: Db, p: Params<{ member: number; merchant: number }>) =>
   d
     .select()
     .from(wallets)
-    .where(
-      and(eq(wallets.kind, 'member'), eq(wallets.member_id, p.member), eq(wallets.merchant_id, p.merchant)),
-    )
+    .where(and(isMemberWallet, eq(wallets.member_id, p.member), eq(wallets.merchant_id, p.merchant)))
     .orderBy(asc(wallets.id))
     .limit(1);
 /** Every recharge and pay finds the member's wallet: both forms built once (server/db/prebuilt.ts). */
