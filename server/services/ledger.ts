@@ -152,7 +152,7 @@ async function firstWallet(
 
 /** Finds the wallet, locked (FOR UPDATE) or not. */
 type FindWallet = (lock: boolean) => Promise<Wallet | undefined>;
-const where =
+const findBy =
   (tx: Tx, w: ReturnType<typeof and>): FindWallet =>
   (lock) =>
     firstWallet(tx, w, lock);
@@ -176,17 +176,18 @@ async function getOrCreate(
 }
 
 /**
- * `kind = 'member'` as a literal, not a parameter: the partial unique index on (member, merchant) `where kind =
- * 'member'` then serves the generic plan PostgreSQL keeps for a prepared statement; with a parameter no generic plan
- * can use that index, so every execution was planned anew (docs/performance.md, "Plans kept").
+ * `kind = '<kind>'` as a literal, not a parameter. The unique indexes on wallets are partial (`where kind =
+ * 'member'`, ...), and a generic plan, which PostgreSQL keeps for a prepared statement, cannot use such an index for
+ * `kind = $1`: every execution was planned anew (docs/performance.md, "Plans kept"). The kind comes from a closed
+ * union of identifiers, never from input.
  */
-export const isMemberWallet = sql`${wallets.kind} = 'member'`;
+export const walletKind = (kind: Wallet['kind']) => sql`${wallets.kind} = ${sql.raw(`'${kind}'`)}`;
 
 const memberWalletOf = (d: Db, p: Params<{ member: number; merchant: number }>) =>
   d
     .select()
     .from(wallets)
-    .where(and(isMemberWallet, eq(wallets.member_id, p.member), eq(wallets.merchant_id, p.merchant)))
+    .where(and(walletKind('member'), eq(wallets.member_id, p.member), eq(wallets.merchant_id, p.merchant)))
     .orderBy(asc(wallets.id))
     .limit(1);
 /** Every recharge and pay finds the member's wallet: both forms built once (server/db/prebuilt.ts). */
@@ -211,7 +212,7 @@ export function memberWallet(tx: Tx, memberId: number, merchantId: number, opts:
  * owed on cash principal spent; may run negative (docs/decisions.md D18).
  */
 export function merchantWallet(tx: Tx, merchantId: number) {
-  return getOrCreate(tx, where(tx, and(eq(wallets.kind, 'merchant'), eq(wallets.merchant_id, merchantId))), {
+  return getOrCreate(tx, findBy(tx, and(walletKind('merchant'), eq(wallets.merchant_id, merchantId))), {
     kind: 'merchant',
     merchant_id: merchantId,
   });
@@ -219,7 +220,7 @@ export function merchantWallet(tx: Tx, merchantId: number) {
 
 /** A partner account's share-income wallet. */
 export function partnerWallet(tx: Tx, accountId: number, merchantId: number | null) {
-  return getOrCreate(tx, where(tx, and(eq(wallets.kind, 'partner'), eq(wallets.account_id, accountId))), {
+  return getOrCreate(tx, findBy(tx, and(walletKind('partner'), eq(wallets.account_id, accountId))), {
     kind: 'partner',
     account_id: accountId,
     merchant_id: merchantId,
@@ -228,9 +229,9 @@ export function partnerWallet(tx: Tx, accountId: number, merchantId: number | nu
 
 /** The platform's fee-income wallet (one; the seed may have opened it under any code). */
 export async function platformWallet(tx: Tx): Promise<Wallet> {
-  const found = await firstWallet(tx, and(eq(wallets.kind, 'platform')), false);
+  const found = await firstWallet(tx, walletKind('platform'), false);
   if (found) return found;
-  return getOrCreate(tx, where(tx, and(eq(wallets.kind, 'platform'))), {
+  return getOrCreate(tx, findBy(tx, walletKind('platform')), {
     kind: 'platform',
     code: 'platform',
   });
@@ -238,7 +239,7 @@ export async function platformWallet(tx: Tx): Promise<Wallet> {
 
 /** An external wallet by code (wechat, cash, till, promotion, payout). */
 export function externalWallet(tx: Tx, code: ExternalCode) {
-  return getOrCreate(tx, where(tx, and(eq(wallets.kind, 'external'), eq(wallets.code, code))), {
+  return getOrCreate(tx, findBy(tx, and(walletKind('external'), eq(wallets.code, code))), {
     kind: 'external',
     code,
   });
@@ -255,7 +256,7 @@ export async function externalWalletIds<C extends ExternalCode>(
   const rows = await tx
     .select({ id: wallets.id, code: wallets.code })
     .from(wallets)
-    .where(and(eq(wallets.kind, 'external'), inArray(wallets.code, [...codes])))
+    .where(and(walletKind('external'), inArray(wallets.code, [...codes])))
     .orderBy(asc(wallets.id));
   const out = {} as Record<C, number>;
   for (const r of rows) if (out[r.code as C] === undefined) out[r.code as C] = r.id;

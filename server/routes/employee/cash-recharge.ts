@@ -14,7 +14,7 @@ import type { Db, Tx } from '../../db/client';
 import { accounts, members, merchants, orders, packages, wallets } from '../../db/schema';
 import { HttpError, notFound } from '../../lib/errors';
 import { writeAudit } from '../../services/audit';
-import { memberWallet } from '../../services/ledger';
+import { memberWallet, walletKind } from '../../services/ledger';
 import { bookCashRecharge, newOrderNo, type Order } from '../../services/orders';
 import { isUniqueViolation } from '../../services/orders/idempotency';
 
@@ -37,7 +37,7 @@ export async function memberAt(db: Db | Tx, code: string, merchantId: number): P
     .from(members)
     .leftJoin(
       wallets,
-      and(eq(wallets.member_id, members.id), eq(wallets.merchant_id, merchantId), eq(wallets.kind, 'member')),
+      and(eq(wallets.member_id, members.id), eq(wallets.merchant_id, merchantId), walletKind('member')),
     )
     .where(eq(members.code, code));
   if (!m) throw notFound(MEMBER_NOT_FOUND_MESSAGE, 'MEMBER_NOT_FOUND');

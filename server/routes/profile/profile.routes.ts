@@ -11,7 +11,7 @@ import { members, merchants, wallets } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import { parseQuery } from '../../lib/validate';
 import { memberOf, requireMember } from '../../member/member.middleware';
-import { spendable } from '../../services/ledger';
+import { spendable, walletKind } from '../../services/ledger';
 
 const OptionalMerchantQuerySchema = z.object({ merchant_id: QueryIdSchema.optional() });
 
@@ -42,7 +42,7 @@ export function profileRoutes(): Hono<AppEnv> {
       })
       .from(wallets)
       .innerJoin(merchants, eq(merchants.id, wallets.merchant_id))
-      .where(and(eq(wallets.kind, 'member'), eq(wallets.member_id, memberId)))
+      .where(and(walletKind('member'), eq(wallets.member_id, memberId)))
       .orderBy(asc(wallets.id));
     // The member sees one principal, whatever its source (docs/decisions.md D18).
     const list: MemberWallet[] = rows.map((w) => ({

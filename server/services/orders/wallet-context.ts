@@ -9,14 +9,14 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { type Params, prebuilt, prebuiltSql } from '../../db/prebuilt';
 import { devices, wallets } from '../../db/schema';
-import { type Wallet, isMemberWallet, memberWallet } from '../ledger';
+import { type Wallet, memberWallet, walletKind } from '../ledger';
 
 const lockedWallet = prebuilt((d, p: Params<{ memberId: number; deviceId: number }>) =>
   d
     .select({ w: wallets })
     .from(wallets)
     .innerJoin(devices, eq(devices.merchant_id, wallets.merchant_id))
-    .where(and(eq(devices.id, p.deviceId), isMemberWallet, eq(wallets.member_id, p.memberId)))
+    .where(and(eq(devices.id, p.deviceId), walletKind('member'), eq(wallets.member_id, p.memberId)))
     .for('update', { of: wallets }),
 );
 
