@@ -4,9 +4,9 @@
  * Built from `AppDeps` only, so tests run it in-process with `app.request(...)` against a real database.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppDeps, AppEnv } from './context';
 import { ROUTES } from './routes';
+import { limitBody } from './lib/body-limit.middleware';
 import { compressJson } from './lib/compression';
 import { inputGuard } from './lib/input-guard.middleware';
 import { API_LIMIT, OAUTH_LIMIT, RateLimiter, rateLimit } from './lib/rate-limit.middleware';
@@ -34,12 +34,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   }
   app.use(
     '/backend/*',
-    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => renderError(payloadTooLarge(), c) }),
+    limitBody(MAX_BODY_BYTES, (c) => renderError(payloadTooLarge(), c)),
   );
   app.use('/backend/*', inputGuard());
   app.use('/backend/*', compressJson());
   // API answers are per user and change with every write: never cache them in between.
+  // Set before the handler (a handler's own Cache-Control replaces it); after it only for an answer built as a
+  // Response object of its own (docs/performance.md, "Headers before the answer").
   app.use('/backend/*', async (c, next) => {
+    c.header('Cache-Control', 'no-store');
     await next();
     if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
   });

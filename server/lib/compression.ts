@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 
 export type Encoding = 'br' | 'gzip';
 
@@ -84,33 +84,63 @@ export function precompressDir(dir: string): { file: string; raw: number; br: nu
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
+const compressBytes = (raw: Buffer, enc: Encoding): Promise<Buffer> =>
+  enc === 'br'
+    ? brotli(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } })
+    : gzip(raw, { level: 6 });
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
 /**
  * JSON answers over `threshold` bytes go out compressed (brotli at a fast level, or gzip) when the client accepts
  * it; every JSON answer says `Vary: Accept-Encoding`. Streams of other types (CSV exports) pass untouched.
  * Compression runs on libuv's thread pool, off the event loop.
+ *
+ * `c.json` is wrapped for the request: it sees the JSON text as it is made, so an answer under the threshold (most
+ * of them: a pay, a notification) goes out as built, never read back or rebuilt (docs/performance.md, "Headers
+ * before the answer"). A JSON answer made any other way is read back and handled the same.
  */
 export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHandler {
   return async (c, next) => {
+    const enc = c.req.method === 'HEAD' ? undefined : pickEncoding(c.req.header('Accept-Encoding'));
+    let made: { res: Response; text: string; compress: boolean } | undefined;
+    const body = c.body as (
+      data: string,
+      arg?: unknown,
+      headers?: Record<string, string | string[]>,
+    ) => Response;
+    const json = (object: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => {
+      const text = JSON.stringify(object);
+      // What hono's own c.json sends: this text, with `application/json` unless `headers` says otherwise.
+      const res = body(text, arg, { 'Content-Type': 'application/json', ...headers });
+      res.headers.set('Vary', withVary(res.headers.get('Vary')));
+      made = { res, text, compress: enc !== undefined && Buffer.byteLength(text) >= threshold };
+      return res;
+    };
+    c.json = json as unknown as typeof c.json;
     await next();
+    if (made && c.res === made.res) {
+      if (made.compress)
+        await replaceBody(c, made.res, await compressBytes(Buffer.from(made.text), enc!), enc!);
+      return;
+    }
     const res = c.res;
     const type = res.headers.get('Content-Type') ?? '';
-    if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type) || !res.body) return;
+    if (!JSON_TYPE.test(type) || !res.body) return;
     if (res.headers.has('Content-Encoding') || c.req.method === 'HEAD') return;
     res.headers.set('Vary', withVary(res.headers.get('Vary')));
-    const enc = pickEncoding(c.req.header('Accept-Encoding'));
     if (!enc) return;
     const raw = Buffer.from(await res.arrayBuffer());
-    let body: Uint8Array = raw;
-    if (raw.length >= threshold) {
-      body =
-        enc === 'br'
-          ? await brotli(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } })
-          : await gzip(raw, { level: 6 });
-    }
-    const headers = new Headers(res.headers);
-    headers.delete('Content-Length');
-    if (body !== raw) headers.set('Content-Encoding', enc);
-    c.res = undefined as unknown as Response;
-    c.res = new Response(new Uint8Array(body), { status: res.status, headers });
+    if (raw.length >= threshold) await replaceBody(c, res, await compressBytes(raw, enc), enc);
+    else await replaceBody(c, res, raw, undefined);
   };
+}
+
+/** The answer `res` with `body` instead of its own (encoded as `enc`, when given). */
+async function replaceBody(c: Context, res: Response, body: Uint8Array, enc: Encoding | undefined) {
+  const headers = new Headers(res.headers);
+  headers.delete('Content-Length');
+  if (enc) headers.set('Content-Encoding', enc);
+  c.res = undefined as unknown as Response;
+  c.res = new Response(new Uint8Array(body), { status: res.status, headers });
 }

@@ -12,10 +12,12 @@ export function requestLog(opts: { log: boolean }): MiddlewareHandler<AppEnv> {
     const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : randomUUID().slice(0, 8);
     c.set('request_id', id);
     const started = performance.now();
+    // Before the handler, so the answer it builds carries the id (docs/performance.md, "Headers before the answer").
+    c.header('X-Request-Id', id);
     try {
       await next();
     } finally {
-      c.header('X-Request-Id', id);
+      if (c.res.headers.get('X-Request-Id') !== id) c.header('X-Request-Id', id);
       if (opts.log) {
         const ms = (performance.now() - started).toFixed(1);
         console.log(`${c.req.method} ${c.req.path} ${c.res.status} ${ms}ms ${id}`);

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pickEncoding, precompressDir } from '../../../server/lib/compression';
+import { Hono } from 'hono';
+import { compressJson, pickEncoding, precompressDir } from '../../../server/lib/compression';
+import { securityHeaders } from '../../../server/lib/security-headers.middleware';
 import { createTestApp, type TestApp } from '../test-app';
 
 let dir: string;
@@ -127,5 +129,54 @@ describe('JSON answers', () => {
     const missing = await t.request('/backend/nope', { headers: { 'Accept-Encoding': 'br' } });
     expect(missing.status).toBe(404);
     expect((await missing.json()).code).toBe('NOT_FOUND');
+  });
+});
+
+describe('JSON answers made by c.json and as Response objects of their own', () => {
+  const big = { rows: Array.from({ length: 200 }, (_, i) => ({ i, name: `扫码即用 ${i}` })) };
+  const mini = new Hono();
+  mini.use('*', securityHeaders());
+  mini.use('*', compressJson());
+  mini.get('/made', (c) => c.json(big, 201, { 'X-Made': 'yes' }));
+  mini.get(
+    '/own',
+    () => new Response(JSON.stringify(big), { headers: { 'Content-Type': 'application/json' } }),
+  );
+  mini.get('/small', (c) => c.json({ ok: true }, 202));
+  mini.get(
+    '/small-own',
+    () => new Response('{"ok":true}', { headers: { 'Content-Type': 'application/json' } }),
+  );
+  const get = (p: string) => mini.request(p, { headers: { 'Accept-Encoding': 'br' } });
+
+  it('compresses both ways alike, keeping status, headers and the security headers', async () => {
+    for (const p of ['/made', '/own']) {
+      const res = await get(p);
+      expect(res.headers.get('Content-Encoding'), p).toBe('br');
+      expect(res.headers.get('Vary'), p).toBe('Accept-Encoding');
+      expect(res.headers.get('X-Content-Type-Options'), p).toBe('nosniff');
+      expect(res.headers.get('Content-Type'), p).toMatch(/^application\/json/);
+      expect(
+        JSON.parse(zlib.brotliDecompressSync(Buffer.from(await res.arrayBuffer())).toString()),
+        p,
+      ).toEqual(big);
+    }
+    const made = await get('/made');
+    expect(made.status).toBe(201);
+    expect(made.headers.get('X-Made')).toBe('yes');
+  });
+
+  it('sends small answers as they are, with Vary, both ways', async () => {
+    for (const [p, status] of [
+      ['/small', 202],
+      ['/small-own', 200],
+    ] as const) {
+      const res = await get(p);
+      expect(res.status, p).toBe(status);
+      expect(res.headers.get('Content-Encoding'), p).toBeNull();
+      expect(res.headers.get('Vary'), p).toBe('Accept-Encoding');
+      expect(res.headers.get('X-Frame-Options'), p).toBe('DENY');
+      expect(await res.json(), p).toEqual({ ok: true });
+    }
   });
 });
