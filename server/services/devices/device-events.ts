@@ -52,11 +52,9 @@ async function sessionOf(db: Db, session_id: number, serial: string) {
 async function onAck(deps: EventDeps, serial: string, commandId: string, at: Date) {
   const cmd = parseCommandId(commandId);
   if (!cmd || cmd.kind !== 'start') return;
-  const s = await sessionOf(deps.db, cmd.session_id, serial);
-  if (!s) return;
-  if (await deps.db.transaction((tx) => markRunning(tx, s.id, at))) return;
+  if (await markRunning(deps.db, { session_id: cmd.session_id, serial, at })) return;
   // Acknowledged after the session failed (deadline passed, money refunded): nobody paid for this run.
-  const now = await sessionOf(deps.db, s.id, serial);
+  const now = await sessionOf(deps.db, cmd.session_id, serial);
   if (now?.status === 'failed') await deps.sendStop(now);
 }
 

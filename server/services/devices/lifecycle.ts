@@ -8,7 +8,7 @@
  *   running --member stops--> stopped                    (unused time refunded pro rata)
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Tx } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { prebuiltSql } from '../../db/prebuilt';
 import { device_sessions, devices, orders } from '../../db/schema';
 import { proRata } from '../../../src/domain/money';
@@ -37,12 +37,16 @@ export function parseCommandId(commandId: string): { kind: 'start' | 'stop'; ses
   return { kind: m[1] as 'start' | 'stop', session_id: Number(m[2]) };
 }
 
-const running = prebuiltSql<{ id: number; at: string }, { id: number; order_id: number; device_id: number }>(
+const running = prebuiltSql<
+  { id: number; serial: string; at: string },
+  { id: number; order_id: number; device_id: number }
+>(
   (p) => sql`
     with s as (
       update ${device_sessions} set status = 'running', started_at = ${p.at}::timestamptz,
         ends_at = ${p.at}::timestamptz + make_interval(mins => ${device_sessions.minutes})
       where ${device_sessions.id} = ${p.id}::int and ${device_sessions.status} = 'starting'
+        and ${device_sessions.device_id} = (select ${devices.id} from ${devices} where ${devices.serial} = ${p.serial})
       returning ${device_sessions.id}, ${device_sessions.order_id}, ${device_sessions.device_id}),
     o as (
       update ${orders} set status = 'started' from s
@@ -54,18 +58,18 @@ const running = prebuiltSql<{ id: number; at: string }, { id: number; order_id: 
 );
 
 /**
- * The device acknowledged the start: the session runs from `at` for its minutes, the order is `started`, the device
- * `running`. Returns the session when this call made the change; null when it was already done or the session had
- * failed meanwhile (then the caller tells the device to stop, since nobody is paying for that run).
+ * Device `serial` acknowledged the start of its session `session_id`: the session runs from `at` for its minutes,
+ * the order is `started`, the device `running`. One statement (the three conditional updates as CTEs, one
+ * snapshot, atomic, so it needs no transaction of its own): every pay's acknowledgement comes through here, and on
+ * the embedded database each statement costs the server's own thread. Returns the session when this call made the
+ * change; null when it was already done, the session had failed meanwhile (then the caller tells the device to
+ * stop, since nobody is paying for that run), or it is not that device's session.
  */
 export async function markRunning(
-  tx: Tx,
-  session_id: number,
-  at: Date,
+  db: Db | Tx,
+  ack: { session_id: number; serial: string; at: Date },
 ): Promise<{ id: number; order_id: number; device_id: number } | null> {
-  // One statement (the three conditional updates as CTEs, one snapshot, atomic): the acknowledgement of every pay
-  // comes through here, and on the embedded database each statement costs the server's own thread.
-  const [row] = await running(tx, { id: session_id, at: at.toISOString() });
+  const [row] = await running(db, { id: ack.session_id, serial: ack.serial, at: ack.at.toISOString() });
   return row ?? null;
 }
 

@@ -275,6 +275,26 @@ describe('session lifecycle', () => {
     expect((await gateway.status('XH-CP-0001')).running).toBe(false);
     await assertLedgerInvariants(database.db, { settled: true });
   });
+  it("an acknowledgement sent by another device's serial changes nothing; the device's own starts the run", async () => {
+    gateway.setMode('XH-CP-0001', 'silent');
+    const { order, session_id } = await payFromWallet(database.db, member, 1, clock);
+    await service.dispatch(session_id);
+    const ack = (serial: string) =>
+      service.handle({ type: 'ack', serial, command_id: `start-${session_id}`, at: clock });
+    await ack('XH-CP-0002');
+    await ack('NO-SUCH-DEVICE');
+    expect((await session(session_id)).status).toBe('starting');
+    expect((await orderRow(database.db, order.id)).status).toBe('paid');
+    const [other] = await database.db.select().from(devices).where(eq(devices.serial, 'XH-CP-0002'));
+    expect(other!.status).not.toBe('running');
+    await ack('XH-CP-0001');
+    expect((await session(session_id)).status).toBe('running');
+    expect((await orderRow(database.db, order.id)).status).toBe('started');
+    await ack('XH-CP-0001'); // a repeated acknowledgement changes nothing more
+    expect((await session(session_id)).started_at?.getTime()).toBe(clock.getTime());
+    gateway.setMode('XH-CP-0001', 'normal');
+    expect(await service.stop(session_id)).not.toBeNull();
+  });
 });
 
 describe('scheduler robustness', () => {
