@@ -152,7 +152,8 @@ export async function runHttpLoad(
   opts: { maxRequests: number; maxSeconds: number; concurrency: number },
 ): Promise<LoadResult> {
   const requests = Array.from({ length: opts.maxRequests }, (_, i) => spec(i));
-  // BENCH_LOAD=inline: the same requests from this thread, as before (for comparing the two ways).
+  // BENCH_LOAD=inline: the same requests from this thread with fetch, as at first; BENCH_LOAD=fetch: from the worker
+  // with fetch, as until the worker sent them over node:http (for comparing the ways).
   if (process.env.BENCH_LOAD === 'inline') {
     return runLoad(async (i) => {
       const { url, method, headers, body } = requests[i]!;
@@ -166,7 +167,12 @@ export async function runHttpLoad(
     type Run = Parameters<typeof summarize>[0];
     const run = await new Promise<Run>((resolve, reject) => {
       const w = new Worker(new URL('./load-worker.mjs', import.meta.url), {
-        workerData: { requests, concurrency: opts.concurrency, maxSeconds: opts.maxSeconds },
+        workerData: {
+          requests,
+          concurrency: opts.concurrency,
+          maxSeconds: opts.maxSeconds,
+          client: process.env.BENCH_LOAD === 'fetch' ? 'fetch' : 'http',
+        },
       });
       w.once('message', (m: Run) => {
         resolve(m);
