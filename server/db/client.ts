@@ -45,8 +45,13 @@ function countCalls(obj: object, name: string, counter: StatementCounter, weight
   };
 }
 
-/** The default node-postgres pool: one connection per request in flight at the bench's concurrency and then some. */
-export const DEFAULT_POOL_SIZE = 24;
+/**
+ * The default node-postgres pool, sized to what the database runs at once, not to the requests in flight: more
+ * connections than that only queue inside PostgreSQL, behind the shared wallet rows' locks and for its CPUs, where
+ * the wait is longest for the unluckiest; in the pool's own queue a request waits holding nothing, first come first
+ * served (docs/decisions.md D29, measured in docs/performance.md "The pool").
+ */
+export const DEFAULT_POOL_SIZE = 8;
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -84,10 +89,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const db = drizzle(pool) as unknown as Db;
     // Several instances starting together on one database migrate one after the other: the first applies the
     // migrations, the others then find nothing left to do (a concurrent run fails on "relation already exists").
+    // The lock and the migrations on one connection: with a pool of one, a second would never come.
     const lock = await pool.connect();
     try {
       await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
+      await migrate(drizzle(lock) as never, { migrationsFolder: MIGRATIONS_DIR });
     } finally {
       await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
       lock.release();

@@ -72,7 +72,10 @@ export async function createTestDb(): Promise<Database> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) return openPgliteFromTemplate();
   const scratch = await createScratchDatabase(adminUrl);
-  const database = await openDatabase({ databaseUrl: scratch.url, poolSize: 20 });
+  const database = await openDatabase({
+    databaseUrl: scratch.url,
+    poolSize: Number(process.env.TEST_POOL_SIZE ?? 20),
+  });
   return {
     ...database,
     async close() {
