@@ -72,6 +72,7 @@ export async function createTestDb(): Promise<Database> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) return openPgliteFromTemplate();
   const scratch = await createScratchDatabase(adminUrl);
+  // TEST_POOL_SIZE=1 finds any path that holds a connection while it asks for another (docs/decisions.md D29).
   const database = await openDatabase({
     databaseUrl: scratch.url,
     poolSize: Number(process.env.TEST_POOL_SIZE ?? 20),
