@@ -103,7 +103,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHandler {
   return async (c, next) => {
     const enc = c.req.method === 'HEAD' ? undefined : pickEncoding(c.req.header('Accept-Encoding'));
-    let made: { res: Response; text: string; compress: boolean } | undefined;
+    // The answer c.json made, its text, and the encoding to send it in when it is worth compressing.
+    let made: { res: Response; text: string; enc: Encoding | undefined } | undefined;
     const body = c.body as (
       data: string,
       arg?: unknown,
@@ -114,14 +115,13 @@ export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHa
       // What hono's own c.json sends: this text, with `application/json` unless `headers` says otherwise.
       const res = body(text, arg, { 'Content-Type': 'application/json', ...headers });
       res.headers.set('Vary', withVary(res.headers.get('Vary')));
-      made = { res, text, compress: enc !== undefined && Buffer.byteLength(text) >= threshold };
+      made = { res, text, enc: Buffer.byteLength(text) >= threshold ? enc : undefined };
       return res;
     };
     c.json = json as unknown as typeof c.json;
     await next();
     if (made && c.res === made.res) {
-      if (made.compress)
-        await replaceBody(c, made.res, await compressBytes(Buffer.from(made.text), enc!), enc!);
+      if (made.enc) replaceBody(c, made.res, await compressBytes(Buffer.from(made.text), made.enc), made.enc);
       return;
     }
     const res = c.res;
@@ -131,13 +131,13 @@ export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHa
     res.headers.set('Vary', withVary(res.headers.get('Vary')));
     if (!enc) return;
     const raw = Buffer.from(await res.arrayBuffer());
-    if (raw.length >= threshold) await replaceBody(c, res, await compressBytes(raw, enc), enc);
-    else await replaceBody(c, res, raw, undefined);
+    if (raw.length >= threshold) replaceBody(c, res, await compressBytes(raw, enc), enc);
+    else replaceBody(c, res, raw, undefined);
   };
 }
 
 /** The answer `res` with `body` instead of its own (encoded as `enc`, when given). */
-async function replaceBody(c: Context, res: Response, body: Uint8Array, enc: Encoding | undefined) {
+function replaceBody(c: Context, res: Response, body: Uint8Array, enc: Encoding | undefined) {
   const headers = new Headers(res.headers);
   headers.delete('Content-Length');
   if (enc) headers.set('Content-Encoding', enc);
