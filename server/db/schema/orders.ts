@@ -62,7 +62,6 @@ export const orders = pgTable(
     uniqueIndex('orders_operator_idem_uq').on(t.operator_account_id, t.idempotency_key),
     index('orders_member_idx').on(t.member_id, t.created_at),
     index('orders_merchant_idx').on(t.merchant_id, t.created_at),
-    index('orders_status_idx').on(t.status),
     // Reports: a merchant's orders by the moment they were paid (the range filter of every report).
     index('orders_merchant_paid_idx').on(t.merchant_id, sql`coalesce(${t.paid_at}, ${t.created_at})`),
   ],

@@ -6,16 +6,18 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { batched } from '../../lib/batch';
 import { type Params, prebuilt } from '../../db/prebuilt';
 import { device_sessions, devices } from '../../db/schema';
 import type { GatewayEvent } from './gateway';
 import {
   endSession,
   failSession,
-  markRunning,
+  markRunningMany,
   parseCommandId,
   REFUND_REASONS,
   stopRunningSession,
+  type Ack,
   type RefundOrder,
 } from './lifecycle';
 
@@ -49,10 +51,12 @@ async function sessionOf(db: Db, session_id: number, serial: string) {
   return s;
 }
 
-async function onAck(deps: EventDeps, serial: string, commandId: string, at: Date) {
+type MarkRunning = (ack: Ack) => Promise<unknown>;
+
+async function onAck(deps: EventDeps, markRunning: MarkRunning, serial: string, commandId: string, at: Date) {
   const cmd = parseCommandId(commandId);
   if (!cmd || cmd.kind !== 'start') return;
-  if (await markRunning(deps.db, { session_id: cmd.session_id, serial, at })) return;
+  if (await markRunning({ session_id: cmd.session_id, serial, at })) return;
   // Acknowledged after the session failed (deadline passed, money refunded): nobody paid for this run.
   const now = await sessionOf(deps.db, cmd.session_id, serial);
   if (now?.status === 'failed') await deps.sendStop(now);
@@ -124,10 +128,12 @@ async function onPresence(
 }
 
 export function createEventHandler(deps: EventDeps): (event: GatewayEvent) => Promise<void> {
+  // Acknowledgements that arrive while one is being written go together in the next statement (server/lib/batch.ts).
+  const markRunning = batched((acks: Ack[]) => markRunningMany(deps.db, acks));
   return async function handle(event: GatewayEvent): Promise<void> {
     switch (event.type) {
       case 'ack':
-        return onAck(deps, event.serial, event.command_id, event.at);
+        return onAck(deps, markRunning, event.serial, event.command_id, event.at);
       case 'refused':
         return onRefused(deps, event.serial, event.command_id, event.at);
       case 'heartbeat':

@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
+import { batched } from '../../lib/batch';
 import { prebuiltSql } from '../../db/prebuilt';
 import { device_sessions, devices } from '../../db/schema';
 import type { DeviceGateway } from './gateway';
@@ -18,7 +19,11 @@ export interface SchedulerContext {
   refundOrder: RefundOrder;
   /** PostgreSQL: lock due rows with SKIP LOCKED so several instances share the work. PGlite has one connection. */
   skipLocked?: boolean;
+  /** `sentMarker(db, now)`: marks a session's start command sent, or answers null if it was not this caller's. */
+  markSent: MarkSent;
 }
+
+export type MarkSent = (session_id: number) => Promise<{ minutes: number; serial: string } | null>;
 
 export interface TickResult {
   dispatched: number;
@@ -30,25 +35,41 @@ type DueStatus = 'starting' | 'running';
 
 const BATCH = 50;
 
-const markSent = prebuiltSql<{ id: number; now: string }, { id: number; minutes: number; serial: string }>(
+const markSent = prebuiltSql<{ ids: number[]; now: string }, { id: number; minutes: number; serial: string }>(
   (p) => sql`
     update ${device_sessions} set command_sent_at = ${p.now}::timestamptz
     from ${devices}
-    where ${device_sessions.id} = ${p.id}::int and ${device_sessions.status} = 'starting'
+    where ${device_sessions.id} = any(${p.ids}::int[]) and ${device_sessions.status} = 'starting'
       and ${device_sessions.command_sent_at} is null and ${devices.id} = ${device_sessions.device_id}
     returning ${device_sessions.id}, ${device_sessions.minutes}, ${devices.serial}`,
 );
+
+/**
+ * Marks sessions' start commands sent and reads their devices' serials, in one statement for the sessions whose
+ * dispatch came while the previous one was being written (server/lib/batch.ts): every pay's start command comes
+ * through here. A session comes back only to the one caller that marked it.
+ */
+export function sentMarker(db: Db, now: () => Date): MarkSent {
+  return batched(async (ids: number[]) => {
+    const rows = await markSent(db, { ids, now: now().toISOString() });
+    const marked = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => {
+      const r = marked.get(id);
+      marked.delete(id);
+      return r ? { minutes: r.minutes, serial: r.serial } : null;
+    });
+  });
+}
 
 /**
  * Sends the start command of a `starting` session. Safe to call twice or to race the scheduler: only the caller
  * that marks `command_sent_at` sends.
  */
 export async function dispatch(ctx: SchedulerContext, session_id: number): Promise<void> {
-  // Marked sent and the device's serial read in one statement: every pay's start command comes through here.
-  const [s] = await markSent(ctx.db, { id: session_id, now: ctx.now().toISOString() });
+  const s = await ctx.markSent(session_id);
   if (!s) return;
   // A send that throws leaves the session `starting`: the deadline refunds it, which is the safe outcome.
-  await ctx.gateway.start(s.serial, s.minutes, startCommandId(s.id));
+  await ctx.gateway.start(s.serial, s.minutes, startCommandId(session_id));
 }
 
 /** Ids of sessions due for a transition (no lock: each one is locked and re-checked in its own transaction). */

@@ -7,7 +7,14 @@ import type { Db } from '../../db/client';
 import { devices } from '../../db/schema';
 import { createEventQueue } from './device-event-queue';
 import { createEventHandler } from './device-events';
-import { dispatch, runPeriodically, tick, type SchedulerContext, type TickResult } from './device-scheduler';
+import {
+  dispatch,
+  runPeriodically,
+  sentMarker,
+  tick,
+  type SchedulerContext,
+  type TickResult,
+} from './device-scheduler';
 import type { DeviceGateway, GatewayEvent } from './gateway';
 import { stopCommandId, stopRunningSession, type RefundOrder, type SessionRow } from './lifecycle';
 
@@ -55,7 +62,14 @@ async function sendStop(db: Db, gateway: DeviceGateway, session: { id: number; d
 export function createDevicesService(opts: DevicesServiceOptions): DevicesService {
   const { db, gateway, now, refundOrder } = opts;
   const tickMs = opts.tickMs ?? 1000;
-  const ctx: SchedulerContext = { db, gateway, now, refundOrder, skipLocked: opts.skipLocked };
+  const ctx: SchedulerContext = {
+    db,
+    gateway,
+    now,
+    refundOrder,
+    skipLocked: opts.skipLocked,
+    markSent: sentMarker(db, now),
+  };
   const handle = createEventHandler({ db, refundOrder, sendStop: (s) => sendStop(db, gateway, s) });
   const events = createEventQueue(handle);
 

@@ -38,38 +38,69 @@ export function parseCommandId(commandId: string): { kind: 'start' | 'stop'; ses
 }
 
 const running = prebuiltSql<
-  { id: number; serial: string; at: string },
-  { id: number; order_id: number; device_id: number }
+  { ids: number[]; serials: string[]; ats: string[] },
+  { id: number; order_id: number; device_id: number; serial: string }
 >(
   (p) => sql`
-    with s as (
-      update ${device_sessions} set status = 'running', started_at = ${p.at}::timestamptz,
-        ends_at = ${p.at}::timestamptz + make_interval(mins => ${device_sessions.minutes})
-      where ${device_sessions.id} = ${p.id}::int and ${device_sessions.status} = 'starting'
-        and ${device_sessions.device_id} = (select ${devices.id} from ${devices} where ${devices.serial} = ${p.serial})
-      returning ${device_sessions.id}, ${device_sessions.order_id}, ${device_sessions.device_id}),
+    with a as (
+      select v.id, v.serial, v.at, ${devices.id} as device_id
+      from unnest(${p.ids}::int[], ${p.serials}::text[], ${p.ats}::timestamptz[]) as v(id, serial, at)
+        join ${devices} on ${devices.serial} = v.serial),
+    s as (
+      update ${device_sessions} set status = 'running', started_at = a.at,
+        ends_at = a.at + make_interval(mins => ${device_sessions.minutes})
+      from a
+      where ${device_sessions.id} = a.id and ${device_sessions.status} = 'starting'
+        and ${device_sessions.device_id} = a.device_id
+      returning ${device_sessions.id}, ${device_sessions.order_id}, ${device_sessions.device_id}, a.serial),
     o as (
       update ${orders} set status = 'started' from s
       where ${orders.id} = s.order_id and ${orders.status} = 'paid' returning 1),
     d as (
       update ${devices} set status = 'running' from s
       where ${devices.id} = s.device_id and ${devices.status} in ('idle', 'running') returning 1)
-    select s.id, s.order_id, s.device_id from s`,
+    select s.id, s.order_id, s.device_id, s.serial from s`,
 );
 
+export interface Ack {
+  session_id: number;
+  serial: string;
+  at: Date;
+}
+
 /**
- * Device `serial` acknowledged the start of its session `session_id`: the session runs from `at` for its minutes,
- * the order is `started`, the device `running`. One statement (the three conditional updates as CTEs, one
+ * Devices acknowledged the start of their sessions: each session runs from its `at` for its minutes, its order is
+ * `started`, its device `running`. One statement for all of them (the three conditional updates as CTEs, one
  * snapshot, atomic, so it needs no transaction of its own): every pay's acknowledgement comes through here, and on
- * the embedded database each statement costs the server's own thread. Returns the session when this call made the
- * change; null when it was already done, the session had failed meanwhile (then the caller tells the device to
- * stop, since nobody is paying for that run), or it is not that device's session.
+ * the embedded database each statement costs the server's own thread. Answers, per acknowledgement, the session
+ * when this call made the change; null when it was already done, the session had failed meanwhile (then the caller
+ * tells the device to stop, since nobody is paying for that run), or it is not that device's session.
  */
+export async function markRunningMany(
+  db: Db | Tx,
+  acks: readonly Ack[],
+): Promise<({ id: number; order_id: number; device_id: number } | null)[]> {
+  const rows = await running(db, {
+    ids: acks.map((a) => a.session_id),
+    serials: acks.map((a) => a.serial),
+    ats: acks.map((a) => a.at.toISOString()),
+  });
+  const made = new Map(rows.map((r) => [`${r.id}/${r.serial}`, r]));
+  // The same acknowledgement twice in one batch changed its session once: the first of them made the change.
+  return acks.map((a) => {
+    const key = `${a.session_id}/${a.serial}`;
+    const r = made.get(key);
+    made.delete(key);
+    return r ? { id: r.id, order_id: r.order_id, device_id: r.device_id } : null;
+  });
+}
+
+/** `markRunningMany` for one acknowledgement. */
 export async function markRunning(
   db: Db | Tx,
-  ack: { session_id: number; serial: string; at: Date },
+  ack: Ack,
 ): Promise<{ id: number; order_id: number; device_id: number } | null> {
-  const [row] = await running(db, { id: ack.session_id, serial: ack.serial, at: ack.at.toISOString() });
+  const [row] = await markRunningMany(db, [ack]);
   return row ?? null;
 }
 

@@ -1,9 +1,10 @@
 /**
- * What a wallet pay reads, in two statements (docs/performance.md): the member's wallet locked through the device's
- * merchant, then, under that lock (a fresh snapshot), everything else in one query: the device and whether a
- * session is active on it, the price, the merchant, the venue's share rules (active partners only, docs/decisions.md
- * D19), a first order under the same Idempotency-Key and the ids of the wallets the split credits. Nothing is cached, so a staff edit is seen by the
- * next pay on every instance.
+ * What a wallet pay reads (docs/performance.md): the member's wallet locked through the device's merchant, then,
+ * under that lock (a fresh snapshot), everything else in one query: the device and whether a session is active on
+ * it, the price, the merchant, the venue's share rules (active partners only, docs/decisions.md D19), a first order
+ * under the same Idempotency-Key and the ids of the wallets the split credits. Both in one statement
+ * (`lockedPayContext`) when the member has a wallet at that merchant; in two on the first pay there (the wallet is
+ * opened). Nothing is cached, so a staff edit is seen by the next pay on every instance.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
@@ -84,4 +85,70 @@ export async function payContext(
   // json arrives parsed from node-postgres and PGlite alike; a string only from a driver that does not parse it.
   if (typeof row.rules === 'string') row.rules = JSON.parse(row.rules) as PayContext['rules'];
   return row;
+}
+
+/** `pay_context_locked`'s row: the locked wallet's columns (prefixed `w_`), then the context's. */
+type LockedRow = PayContext & {
+  w_id: number;
+  w_kind: Wallet['kind'];
+  w_code: string | null;
+  w_member_id: number | null;
+  w_merchant_id: number | null;
+  w_account_id: number | null;
+  w_principal_fen: number;
+  w_cash_principal_fen: number;
+  w_bonus_fen: number;
+  w_frozen_fen: number;
+  w_created_at: string | Date;
+};
+
+const lockedContextRow = prebuiltSql<
+  { memberId: number; deviceId: number; priceId: number; key: string | null },
+  LockedRow
+>(
+  (p) =>
+    sql`select * from pay_context_locked(${p.memberId}::int, ${p.deviceId}::int, ${p.priceId}::int, ${p.key}::text)`,
+);
+
+/**
+ * The member's wallet at the device's merchant locked, and the pay's context read under that lock, in one statement
+ * (the PL/pgSQL function `pay_context_locked`, server/db/migrations/0017_pay_context_locked.sql, docs/decisions.md
+ * D30). Undefined when the member has no wallet there yet or the device does not exist: then `lockWalletForDevice`
+ * and `payContext` do the same in two statements, opening the wallet.
+ */
+export async function lockedPayContext(
+  tx: Tx,
+  q: { memberId: number; deviceId: number; priceId: number; key: string | null },
+): Promise<{ wallet: Wallet; ctx: PayContext } | undefined> {
+  const [row] = await lockedContextRow(tx, q);
+  if (!row) return undefined;
+  const {
+    w_id,
+    w_kind,
+    w_code,
+    w_member_id,
+    w_merchant_id,
+    w_account_id,
+    w_principal_fen,
+    w_cash_principal_fen,
+    w_bonus_fen,
+    w_frozen_fen,
+    w_created_at,
+    ...ctx
+  } = row;
+  if (typeof ctx.rules === 'string') ctx.rules = JSON.parse(ctx.rules) as PayContext['rules'];
+  const wallet: Wallet = {
+    id: w_id,
+    kind: w_kind,
+    code: w_code,
+    member_id: w_member_id,
+    merchant_id: w_merchant_id,
+    account_id: w_account_id,
+    principal_fen: Number(w_principal_fen),
+    cash_principal_fen: Number(w_cash_principal_fen),
+    bonus_fen: Number(w_bonus_fen),
+    frozen_fen: Number(w_frozen_fen),
+    created_at: new Date(w_created_at),
+  };
+  return { wallet, ctx };
 }

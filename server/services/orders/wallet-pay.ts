@@ -1,7 +1,8 @@
 /**
- * A wallet pay (`POST /backend/user/pay`, method `wallet`) in six statements between BEGIN and COMMIT included
- * (docs/performance.md): lock the member's wallet, read the context under the lock, insert the paid order and its
- * `starting` session, post the ledger movement (its shared wallets locked last, in id order, until the commit).
+ * A wallet pay (`POST /backend/user/pay`, method `wallet`) in five statements between BEGIN and COMMIT included
+ * (docs/performance.md): lock the member's wallet and read the context under the lock (one statement), insert the
+ * paid order and its `starting` session, post the ledger movement (its shared wallets locked last, in id order,
+ * until the commit).
  * The rules are those of docs/money.md: replay under the same key, the device's busy check, the balance decides.
  */
 import { sql } from 'drizzle-orm';
@@ -25,7 +26,7 @@ import { type Order, newOrderNo } from './order';
 import { deviceRefusal } from './pay-refusals';
 import { takeFromWallet } from './settle';
 import { computeSplit, splitEntries } from './split';
-import { type PayContext, lockWalletForDevice, payContext } from './wallet-context';
+import { type PayContext, lockWalletForDevice, lockedPayContext, payContext } from './wallet-context';
 
 export type WalletPayResult =
   | { replayOf: Order }
@@ -162,9 +163,11 @@ export async function walletPayTx(
   key: string | null,
   now: Date,
 ): Promise<WalletPayResult> {
-  const wallet = await lockWalletForDevice(tx, memberId, req.device_id);
-  const ctx =
-    wallet && (await payContext(tx, { memberId, deviceId: req.device_id, priceId: req.price_id, key }));
+  const q = { memberId, deviceId: req.device_id, priceId: req.price_id, key };
+  // One statement when the member has a wallet at the device's merchant; two (it is opened) on the first pay there.
+  const locked = await lockedPayContext(tx, q);
+  const wallet = locked?.wallet ?? (await lockWalletForDevice(tx, memberId, req.device_id));
+  const ctx = locked?.ctx ?? (wallet && (await payContext(tx, q)));
   if (ctx?.replay_id != null || (!ctx && key)) {
     // A twin request with the same key may have committed while we waited for the wallet lock.
     const first = key ? await findByKey(tx, memberId, key) : undefined;

@@ -5,11 +5,13 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../../../server/db/client';
+import { statementCounter, type Database } from '../../../server/db/client';
 import { device_sessions, devices, orders, wallets } from '../../../server/db/schema';
 import { createDevicesService, type DevicesService } from '../../../server/services/devices/devices.service';
 import { createSimulatorGateway } from '../../../server/services/devices/simulator.gateway';
 import type { ControllableGateway } from '../../../server/services/devices/gateway';
+import { sentMarker } from '../../../server/services/devices/device-scheduler';
+import { markRunningMany } from '../../../server/services/devices/lifecycle';
 import {
   ACK_TIMEOUT_MS,
   beginSession,
@@ -294,6 +296,88 @@ describe('session lifecycle', () => {
     expect((await session(session_id)).started_at?.getTime()).toBe(clock.getTime());
     gateway.setMode('XH-CP-0001', 'normal');
     expect(await service.stop(session_id)).not.toBeNull();
+  });
+});
+
+describe('acknowledgements and start commands in batches', () => {
+  it('acknowledgements that arrive together are written in fewer statements, each session as on its own', async () => {
+    const serials = ['XH-CP-0003', 'XH-CP-0004', 'XH-MC-0002'] as const;
+    const ids = [4, 5, 6];
+    for (const s of serials) gateway.setMode(s, 'silent');
+    const paid = [];
+    for (const id of ids) paid.push(await payFromWallet(database.db, member, id, clock));
+    await Promise.all(paid.map((p) => service.dispatch(p.session_id)));
+    const counter = statementCounter(database.db)!;
+    const before = counter.count;
+    // Three acknowledgements and a wrong serial's at once: the first is written alone, the rest together.
+    await Promise.all([
+      ...paid.map((p, i) =>
+        service.handle({ type: 'ack', serial: serials[i]!, command_id: `start-${p.session_id}`, at: clock }),
+      ),
+      service.handle({
+        type: 'ack',
+        serial: 'XH-CP-0001',
+        command_id: `start-${paid[0]!.session_id}`,
+        at: clock,
+      }),
+    ]);
+    // Two acknowledgement statements, and the wrong serial's lookup (its session is not that device's).
+    expect(counter.count - before).toBe(3);
+    for (const p of paid) {
+      expect((await session(p.session_id)).status).toBe('running');
+      expect((await session(p.session_id)).started_at?.getTime()).toBe(clock.getTime());
+      expect((await orderRow(database.db, p.order.id)).status).toBe('started');
+    }
+    for (const id of ids) expect((await deviceRow(database.db, id)).status).toBe('running');
+    expect((await deviceRow(database.db, 1)).status).not.toBe('running');
+    for (const s of serials) gateway.setMode(s, 'normal');
+    for (const p of paid) expect(await service.stop(p.session_id)).not.toBeNull();
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
+  it("in one statement, a session acknowledged under another device's serial too starts by its own only", async () => {
+    gateway.setMode('XH-CP-0002', 'silent');
+    const { session_id } = await payFromWallet(database.db, member, 2, clock);
+    await service.dispatch(session_id);
+    const ack = (serial: string) => ({ session_id, serial, at: clock });
+    const [wrong, own, again] = await markRunningMany(database.db, [
+      ack('XH-CP-0001'),
+      ack('XH-CP-0002'),
+      ack('XH-CP-0002'),
+    ]);
+    expect(wrong).toBeNull();
+    expect(own).toMatchObject({ id: session_id, device_id: 2 });
+    expect(again).toBeNull(); // the same acknowledgement twice changed the session once
+    expect((await session(session_id)).status).toBe('running');
+    gateway.setMode('XH-CP-0002', 'normal');
+    expect(await service.stop(session_id)).not.toBeNull();
+  });
+
+  it('a session dispatched twice at once, in one batch or two, has its start command sent once', async () => {
+    gateway.setMode('XH-CP-0001', 'silent');
+    gateway.setMode('XH-CP-0002', 'silent');
+    const a = await payFromWallet(database.db, member, 1, clock);
+    const b = await payFromWallet(database.db, member, 2, clock);
+    const mark = sentMarker(database.db, now);
+    // a alone first; then a again and b together, and b again after that.
+    const [a1, a2, b1, b2] = await Promise.all([
+      mark(a.session_id),
+      mark(a.session_id),
+      mark(b.session_id),
+      mark(b.session_id),
+    ]);
+    expect(a1).toMatchObject({ serial: 'XH-CP-0001', minutes: a.price.minutes });
+    expect(a2).toBeNull();
+    expect(b1).toMatchObject({ serial: 'XH-CP-0002', minutes: b.price.minutes });
+    expect(b2).toBeNull();
+    expect((await session(a.session_id)).command_sent_at?.getTime()).toBe(clock.getTime());
+    gateway.setMode('XH-CP-0001', 'normal');
+    gateway.setMode('XH-CP-0002', 'normal');
+    // The scheduler has nothing left to send; the deadline refunds the two silent starts.
+    expect((await service.tick()).dispatched).toBe(0);
+    advance(ACK_TIMEOUT_MS);
+    expect((await service.tick()).failed).toBe(2);
+    await assertLedgerInvariants(database.db, { settled: true });
   });
 });
 

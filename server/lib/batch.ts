@@ -1,0 +1,47 @@
+/**
+ * Calls that arrive while one is running go together in the next run (docs/performance.md, "Acknowledgements and
+ * start commands in batches"). The first call runs at once, alone; the calls made while a run is in flight wait for
+ * it, then run as one batch (up to `max` items). Nothing waits on a timer, so a quiet server answers as before,
+ * and a busy one sends one statement for many items instead of one each.
+ *
+ * `run` gets the items and answers one result per item, in the same order. When a batch of several fails, each item
+ * is run again on its own, so one bad item (or a deadlock between two instances' batches) fails only its own call.
+ */
+export function batched<T, R>(run: (items: T[]) => Promise<R[]>, max = 64): (item: T) => Promise<R> {
+  type Waiter = { item: T; ok: (r: R) => void; fail: (err: unknown) => void };
+  let waiting: Waiter[] = [];
+  let running = false;
+
+  const runOne = (w: Waiter) =>
+    run([w.item]).then(
+      (r) => w.ok(r[0] as R),
+      (err: unknown) => w.fail(err),
+    );
+
+  const runBatch = async (batch: Waiter[]) => {
+    try {
+      const results = await run(batch.map((w) => w.item));
+      if (results.length !== batch.length) throw new Error('batch: one result per item expected');
+      batch.forEach((w, i) => w.ok(results[i] as R));
+    } catch (err) {
+      if (batch.length === 1) batch[0]!.fail(err);
+      else for (const w of batch) await runOne(w);
+    }
+  };
+
+  const drain = async () => {
+    running = true;
+    while (waiting.length > 0) {
+      const batch = waiting.slice(0, max);
+      waiting = waiting.slice(max);
+      await runBatch(batch);
+    }
+    running = false;
+  };
+
+  return (item) =>
+    new Promise<R>((ok, fail) => {
+      waiting.push({ item, ok, fail });
+      if (!running) void drain();
+    });
+}
