@@ -48,6 +48,8 @@ export interface LoadResult {
   p50_ms: number;
   p99_ms: number;
   statuses: Record<number, number>;
+  /** Every request's latency (ms), sorted: runs merge by them (`mergeLoads`). */
+  latencies: number[];
 }
 
 /**
@@ -131,6 +133,54 @@ function summarize(run: {
     p50_ms: percentile(latencies, 50),
     p99_ms: percentile(latencies, 99),
     statuses: run.statuses,
+    latencies,
+  };
+}
+
+/** Several runs as one: their requests and seconds added up, percentiles over all their latencies. */
+export function mergeLoads(runs: LoadResult[]): LoadResult {
+  const statuses: Record<number, number> = {};
+  for (const r of runs)
+    for (const [k, n] of Object.entries(r.statuses)) statuses[+k] = (statuses[+k] ?? 0) + n;
+  return summarize({
+    latencies: runs.flatMap((r) => r.latencies),
+    statuses,
+    seconds: runs.reduce((t, r) => t + r.seconds, 0),
+  });
+}
+
+/** Rounds of each side in `alternating` (the app and its floor). */
+export const ROUNDS = 3;
+
+/**
+ * Two loads compared as a ratio (the app against its floor), run in `rounds` alternating rounds of a share of the
+ * requests each (A B, B A, A B, ...), not one after the other: a slower stretch of this shared machine then falls on
+ * both, instead of on whichever ran in it (docs/performance.md, "Rounds"). `run(which, from, count)` runs requests
+ * `from` to `from + count - 1` of A or B; `between` runs after each (the ledger check). Answers both merged, and the
+ * ratio B/A of each round's throughput.
+ */
+export async function alternating<T>(
+  total: number,
+  rounds: number,
+  run: (which: 'a' | 'b', from: number, count: number) => Promise<LoadResult>,
+  between: (which: 'a' | 'b') => Promise<T>,
+): Promise<{ a: LoadResult; b: LoadResult; ratios: number[]; checks: T[] }> {
+  const a: LoadResult[] = [];
+  const b: LoadResult[] = [];
+  const checks: T[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const from = Math.floor((total * r) / rounds);
+    const count = Math.floor((total * (r + 1)) / rounds) - from;
+    for (const which of r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
+      (which === 'a' ? a : b).push(await run(which, from, count));
+      checks.push(await between(which));
+    }
+  }
+  return {
+    a: mergeLoads(a),
+    b: mergeLoads(b),
+    ratios: a.map((x, i) => b[i]!.rps / x.rps),
+    checks,
   };
 }
 

@@ -20,7 +20,15 @@ import type { MqttDevicesGateway } from '../../server/services/devices/mqtt/mqtt
 import { ledgerViolations } from '../../tests/server/money/invariants';
 import { BUDGET, measure } from '../../scripts/size';
 import type { BenchContext, BenchRow } from '../types';
-import { type HttpRequestSpec, type LoadResult, round, runHttpLoad, withScratchDatabase } from '../lib';
+import {
+  alternating,
+  type HttpRequestSpec,
+  type LoadResult,
+  ROUNDS,
+  round,
+  runHttpLoad,
+  withScratchDatabase,
+} from '../lib';
 import { floorPayer, loadBare, loadHttp } from '../pay-floor';
 
 const MEMBERS = 64;
@@ -212,17 +220,32 @@ async function walletPays(
     ctx.log(`wallet-pay (${db}): bare SQL floor`);
     const bare = await loadBare(floorPay, limits);
     const bareInv = await settledViolations(server);
-    ctx.log(`wallet-pay (${db}): node:http floor`);
-    const viaHttp = await loadHttp(await floorPayer(server.deps.db, httpFx, server.deps.devices), limits);
-    const httpInv = await settledViolations(server);
-    ctx.log(`wallet-pay (${db}): the app`);
+    // The node:http floor and the app in alternating rounds (bench/lib.ts, `alternating`), the ledger checked after
+    // each; the statements counted over the app's rounds only.
+    ctx.log(`wallet-pay (${db}): node:http floor and the app, ${ROUNDS} rounds each`);
+    const httpPay = await floorPayer(server.deps.db, httpFx, server.deps.devices);
     const counter = statementCounter(server.deps.db);
-    const before = counter?.count ?? 0;
+    let appStatements = 0;
     const load = os.loadavg()[0]!.toFixed(1);
     const url = `http://127.0.0.1:${server.port}/backend/user/pay`;
-    const r = await runHttpLoad((i) => payRequest(url, fx, i, `bench-${i}`), limits);
-    const overRun = counter ? (counter.count - before) / r.requests : undefined;
-    const appInv = await settledViolations(server);
+    const runs = await alternating(
+      n,
+      ROUNDS,
+      async (which, from, count) => {
+        const part = { ...limits, maxRequests: count };
+        if (which === 'a') return loadHttp((i) => httpPay(from + i), part);
+        const before = counter?.count ?? 0;
+        const r = await runHttpLoad((i) => payRequest(url, fx, from + i, `bench-${from + i}`), part);
+        appStatements += (counter?.count ?? 0) - before;
+        return r;
+      },
+      (which) => settledViolations(server).then((v) => ({ which, v })),
+    );
+    const viaHttp = runs.a;
+    const r = runs.b;
+    const httpInv = runs.checks.filter((c) => c.which === 'a').flatMap((c) => c.v);
+    const appInv = runs.checks.filter((c) => c.which === 'b').flatMap((c) => c.v);
+    const overRun = counter ? appStatements / r.requests : undefined;
     const perPay = await requestPathStatements(server, url, fx, n);
     const seqInv = await settledViolations(server);
     const row = (name: string, x: LoadResult, note: string): BenchRow => ({
@@ -245,8 +268,9 @@ async function walletPays(
       row(
         `POST /backend/user/pay (wallet), ${MEMBERS} members, concurrency ${c}`,
         r,
-        `${round(r.rps / viaHttp.rps, 2)} of the HTTP floor, ${round(r.rps / bare.rps, 2)} of the bare SQL floor; ` +
-          `${perPay ?? '?'} statements while one pay is in flight (its 7 and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
+        `${round(r.rps / viaHttp.rps, 2)} of the HTTP floor (rounds ${runs.ratios.map((x) => round(x, 2)).join(', ')}), ` +
+          `${round(r.rps / bare.rps, 2)} of the bare SQL floor; ` +
+          `${perPay ?? '?'} statements while one pay is in flight (its 6 and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
           `per pay over the run (start command, acknowledgement, heartbeats included); load average ${load}; ` +
           (offline > 0 ? `${offline} simulated devices not connected; ` : '') +
           invNote([...appInv, ...seqInv]),

@@ -16,7 +16,7 @@ import { type Order, newOrderNo } from '../../server/services/orders';
 import type { Db } from '../../server/db/client';
 import { ledgerViolations } from '../../tests/server/money/invariants';
 import type { BenchContext, BenchRow } from '../types';
-import { round, runHttpLoad, withScratchDatabase } from '../lib';
+import { alternating, ROUNDS, round, runHttpLoad, withScratchDatabase } from '../lib';
 import { bareTransaction, loadHttp } from '../pay-floor';
 
 const MEMBERS = 64;
@@ -137,9 +137,6 @@ async function notifications(
     const floorPay = floorNotifier(d, floorOrders, ids);
     const limits = { ...ctx.limits, maxRequests: n };
     const load = os.loadavg()[0]!.toFixed(1);
-    ctx.log(`recharge-notify (${db}): node:http floor`);
-    const floor = await loadHttp(floorPay, limits);
-    const floorInv = invNote(await ledgerViolations(d, {}));
     const signed = appOrders.map((o, i) =>
       wechat.sandbox!.signedNotification({
         appid: wechat.pay.appid,
@@ -152,13 +149,26 @@ async function notifications(
         amount: { total: o.amount_fen },
       }),
     );
-    ctx.log(`recharge-notify (${db}): the app`);
+    // The floor and the app in alternating rounds (bench/lib.ts, `alternating`), the ledger checked after each.
+    ctx.log(`recharge-notify (${db}): node:http floor and the app, ${ROUNDS} rounds each`);
     const notifyUrl = `http://127.0.0.1:${server.port}/backend/wechat/pay/notify`;
-    const r = await runHttpLoad(
-      (i) => ({ url: notifyUrl, method: 'POST', headers: signed[i]!.headers, body: signed[i]!.body }),
-      limits,
+    const runs = await alternating(
+      n,
+      ROUNDS,
+      (which, from, count) => {
+        const part = { ...limits, maxRequests: count };
+        if (which === 'a') return loadHttp((i) => floorPay(from + i), part);
+        return runHttpLoad((i) => {
+          const sig = signed[from + i]!;
+          return { url: notifyUrl, method: 'POST', headers: sig.headers, body: sig.body };
+        }, part);
+      },
+      async (which) => ({ which, v: await ledgerViolations(d, {}) }),
     );
-    const inv = invNote(await ledgerViolations(d, {}));
+    const floor = runs.a;
+    const r = runs.b;
+    const floorInv = invNote(runs.checks.filter((c) => c.which === 'a').flatMap((c) => c.v));
+    const inv = invNote(runs.checks.filter((c) => c.which === 'b').flatMap((c) => c.v));
     const row = (name: string, x: typeof r, note: string): BenchRow => ({
       section: 'recharge-notify',
       name,
@@ -175,7 +185,8 @@ async function notifications(
       row(
         `POST /backend/wechat/pay/notify (recharge, signed), concurrency ${c}`,
         r,
-        `${round(r.rps / floor.rps, 2)} of the node:http floor; load average ${load}; ${inv}`,
+        `${round(r.rps / floor.rps, 2)} of the node:http floor (rounds ${runs.ratios.map((x) => round(x, 2)).join(', ')}); ` +
+          `load average ${load}; ${inv}`,
       ),
     ];
   } finally {

@@ -95,15 +95,6 @@ export async function markRunningMany(
   });
 }
 
-/** `markRunningMany` for one acknowledgement. */
-export async function markRunning(
-  db: Db | Tx,
-  ack: Ack,
-): Promise<{ id: number; order_id: number; device_id: number } | null> {
-  const [row] = await markRunningMany(db, [ack]);
-  return row ?? null;
-}
-
 /**
  * The start failed (refused, or no acknowledgement by the deadline): the session fails and what is left of the
  * order's money goes back through `refundOrder`. Returns false when the session was no longer `starting`.
