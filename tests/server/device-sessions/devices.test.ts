@@ -359,7 +359,7 @@ describe('acknowledgements and start commands in batches', () => {
     const a = await payFromWallet(database.db, member, 1, clock);
     const b = await payFromWallet(database.db, member, 2, clock);
     const mark = sentMarker(database.db, now);
-    // a alone first; then a again and b together, and b again after that.
+    // a alone first; then a again and b twice, together in the next batch.
     const [a1, a2, b1, b2] = await Promise.all([
       mark(a.session_id),
       mark(a.session_id),
