@@ -45,3 +45,16 @@ export function batched<T, R>(run: (items: T[]) => Promise<R[]>, max = 64): (ite
       if (!running) void drain();
     });
 }
+
+/**
+ * A batch statement's rows handed back to its items: `answer(key)` gives the row with that key to the first item that
+ * asks and null to any later one (the same item twice in one batch changed its row once).
+ */
+export function rowsByKey<R>(rows: readonly R[], keyOf: (row: R) => string | number) {
+  const left = new Map(rows.map((r) => [keyOf(r), r]));
+  return (key: string | number): R | null => {
+    const r = left.get(key) ?? null;
+    left.delete(key);
+    return r;
+  };
+}

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
-import { batched } from '../../lib/batch';
+import { batched, rowsByKey } from '../../lib/batch';
 import { prebuiltSql } from '../../db/prebuilt';
 import { device_sessions, devices } from '../../db/schema';
 import type { DeviceGateway } from './gateway';
@@ -51,13 +51,8 @@ const markSent = prebuiltSql<{ ids: number[]; now: string }, { id: number; minut
  */
 export function sentMarker(db: Db, now: () => Date): MarkSent {
   return batched(async (ids: number[]) => {
-    const rows = await markSent(db, { ids, now: now().toISOString() });
-    const marked = new Map(rows.map((r) => [r.id, r]));
-    return ids.map((id) => {
-      const r = marked.get(id);
-      marked.delete(id);
-      return r ? { minutes: r.minutes, serial: r.serial } : null;
-    });
+    const marked = rowsByKey(await markSent(db, { ids, now: now().toISOString() }), (r) => r.id);
+    return ids.map((id) => marked(id));
   });
 }
 

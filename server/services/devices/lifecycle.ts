@@ -10,6 +10,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { prebuiltSql } from '../../db/prebuilt';
+import { rowsByKey } from '../../lib/batch';
 import { device_sessions, devices, orders } from '../../db/schema';
 import { proRata } from '../../../src/domain/money';
 
@@ -85,14 +86,8 @@ export async function markRunningMany(
     serials: acks.map((a) => a.serial),
     ats: acks.map((a) => a.at.toISOString()),
   });
-  const made = new Map(rows.map((r) => [`${r.id}/${r.serial}`, r]));
-  // The same acknowledgement twice in one batch changed its session once: the first of them made the change.
-  return acks.map((a) => {
-    const key = `${a.session_id}/${a.serial}`;
-    const r = made.get(key);
-    made.delete(key);
-    return r ? { id: r.id, order_id: r.order_id, device_id: r.device_id } : null;
-  });
+  const made = rowsByKey(rows, (r) => `${r.id}/${r.serial}`);
+  return acks.map((a) => made(`${a.session_id}/${a.serial}`));
 }
 
 /**

@@ -6,38 +6,35 @@
  * (`lockedPayContext`) when the member has a wallet at that merchant; in two on the first pay there (the wallet is
  * opened). Nothing is cached, so a staff edit is seen by the next pay on every instance.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
-import { type Params, prebuilt, prebuiltSql } from '../../db/prebuilt';
-import { devices, wallets } from '../../db/schema';
-import { type Wallet, memberWallet, walletKind } from '../ledger';
-
-const lockedWallet = prebuilt((d, p: Params<{ memberId: number; deviceId: number }>) =>
-  d
-    .select({ w: wallets })
-    .from(wallets)
-    .innerJoin(devices, eq(devices.merchant_id, wallets.merchant_id))
-    .where(and(eq(devices.id, p.deviceId), walletKind('member'), eq(wallets.member_id, p.memberId)))
-    .for('update', { of: wallets }),
-);
+import { prebuiltSql } from '../../db/prebuilt';
+import { devices } from '../../db/schema';
+import { type Wallet, memberWallet } from '../ledger';
 
 /**
- * The member's wallet at the device's merchant, locked (FOR UPDATE); opened when the member has none there yet.
- * Undefined when the device does not exist.
+ * The member's wallet at the device's merchant, opened when the member has none there yet, and locked (FOR UPDATE):
+ * the first pay's path, after `lockedPayContext` found no wallet. Undefined when the device does not exist.
  */
-export async function lockWalletForDevice(
+export async function openWalletForDevice(
   tx: Tx,
   memberId: number,
   deviceId: number,
 ): Promise<Wallet | undefined> {
-  const [row] = await lockedWallet(tx, { memberId, deviceId });
-  if (row) return row.w;
   const [device] = await tx
     .select({ merchant_id: devices.merchant_id })
     .from(devices)
     .where(eq(devices.id, deviceId));
   if (!device) return undefined;
   return memberWallet(tx, memberId, device.merchant_id, { lock: true });
+}
+
+/** What the pay's context is read for. */
+export interface ContextQuery {
+  memberId: number;
+  deviceId: number;
+  priceId: number;
+  key: string | null;
 }
 
 export interface PayContext {
@@ -62,10 +59,7 @@ export interface PayContext {
   rules: { partner_account_id: number; ratio_bp: number; wallet_id: number | null }[];
 }
 
-const payContextRow = prebuiltSql<
-  { memberId: number; deviceId: number; priceId: number; key: string | null },
-  PayContext
->(
+const payContextRow = prebuiltSql<ContextQuery, PayContext>(
   (p) =>
     sql`select * from pay_context(${p.memberId}::int, ${p.deviceId}::int, ${p.priceId}::int, ${p.key}::text)`,
 );
@@ -74,10 +68,7 @@ const payContextRow = prebuiltSql<
  * The pay's context in one statement (run it after the wallet lock); undefined when the device does not exist. The
  * query is the PL/pgSQL function `pay_context` (server/db/migrations/0015_pay_context.sql, docs/decisions.md D24).
  */
-export async function payContext(
-  tx: Tx,
-  q: { memberId: number; deviceId: number; priceId: number; key: string | null },
-): Promise<PayContext | undefined> {
+export async function payContext(tx: Tx, q: ContextQuery): Promise<PayContext | undefined> {
   // The function pay_context (migration 0015) holds the query, so its plan is kept per connection; its call's text
   // is built once (server/db/prebuilt.ts).
   const [row] = await payContextRow(tx, q);
@@ -102,10 +93,7 @@ type LockedRow = PayContext & {
   w_created_at: string | Date;
 };
 
-const lockedContextRow = prebuiltSql<
-  { memberId: number; deviceId: number; priceId: number; key: string | null },
-  LockedRow
->(
+const lockedContextRow = prebuiltSql<ContextQuery, LockedRow>(
   (p) =>
     sql`select * from pay_context_locked(${p.memberId}::int, ${p.deviceId}::int, ${p.priceId}::int, ${p.key}::text)`,
 );
@@ -113,12 +101,12 @@ const lockedContextRow = prebuiltSql<
 /**
  * The member's wallet at the device's merchant locked, and the pay's context read under that lock, in one statement
  * (the PL/pgSQL function `pay_context_locked`, server/db/migrations/0017_pay_context_locked.sql, docs/decisions.md
- * D30). Undefined when the member has no wallet there yet or the device does not exist: then `lockWalletForDevice`
- * and `payContext` do the same in two statements, opening the wallet.
+ * D30). Undefined when the member has no wallet there yet or the device does not exist: then `openWalletForDevice`
+ * and `payContext` do the same, opening the wallet.
  */
 export async function lockedPayContext(
   tx: Tx,
-  q: { memberId: number; deviceId: number; priceId: number; key: string | null },
+  q: ContextQuery,
 ): Promise<{ wallet: Wallet; ctx: PayContext } | undefined> {
   const [row] = await lockedContextRow(tx, q);
   if (!row) return undefined;

@@ -26,7 +26,7 @@ import { type Order, newOrderNo } from './order';
 import { deviceRefusal } from './pay-refusals';
 import { takeFromWallet } from './settle';
 import { computeSplit, splitEntries } from './split';
-import { type PayContext, lockWalletForDevice, lockedPayContext, payContext } from './wallet-context';
+import { type PayContext, lockedPayContext, openWalletForDevice, payContext } from './wallet-context';
 
 export type WalletPayResult =
   | { replayOf: Order }
@@ -166,7 +166,7 @@ export async function walletPayTx(
   const q = { memberId, deviceId: req.device_id, priceId: req.price_id, key };
   // One statement when the member has a wallet at the device's merchant; two (it is opened) on the first pay there.
   const locked = await lockedPayContext(tx, q);
-  const wallet = locked?.wallet ?? (await lockWalletForDevice(tx, memberId, req.device_id));
+  const wallet = locked?.wallet ?? (await openWalletForDevice(tx, memberId, req.device_id));
   const ctx = locked?.ctx ?? (wallet && (await payContext(tx, q)));
   if (ctx?.replay_id != null || (!ctx && key)) {
     // A twin request with the same key may have committed while we waited for the wallet lock.

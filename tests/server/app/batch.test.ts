@@ -1,6 +1,6 @@
 /** server/lib/batch.ts: the first call runs alone and at once; calls made meanwhile run together next. */
 import { describe, expect, it } from 'vitest';
-import { batched } from '../../../server/lib/batch';
+import { batched, rowsByKey } from '../../../server/lib/batch';
 
 /** A `run` that records each batch and answers when released (`release()`), doubling each item. */
 function gated() {
@@ -70,5 +70,12 @@ describe('batched', () => {
   it('fails the calls of a batch whose run answers the wrong number of results', async () => {
     const call = batched(async (items: number[]) => items.slice(1));
     await expect(call(1)).rejects.toThrow('one result per item');
+  });
+});
+
+describe('rowsByKey', () => {
+  it('gives each row to the first item that asks for its key, null to later ones and to missing keys', () => {
+    const answer = rowsByKey([{ id: 1 }, { id: 2 }], (r) => r.id);
+    expect([1, 1, 2, 3].map((k) => answer(k))).toEqual([{ id: 1 }, null, { id: 2 }, null]);
   });
 });
