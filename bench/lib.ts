@@ -156,24 +156,24 @@ export const ROUNDS = 3;
  * Two loads compared as a ratio (the app against its floor), run in `rounds` alternating rounds of a share of the
  * requests each (A B, B A, A B, ...), not one after the other: a slower stretch of this shared machine then falls on
  * both, instead of on whichever ran in it (docs/performance.md, "Rounds"). `run(which, from, count)` runs requests
- * `from` to `from + count - 1` of A or B; `between` runs after each (the ledger check). Answers both merged, and the
- * ratio B/A of each round's throughput.
+ * `from` to `from + count - 1` of A or B; `between` runs after each (the ledger check). Answers both merged, the
+ * ratio B/A of each round's throughput, and what `between` answered after each side's rounds.
  */
 export async function alternating<T>(
   total: number,
   rounds: number,
   run: (which: 'a' | 'b', from: number, count: number) => Promise<LoadResult>,
-  between: (which: 'a' | 'b') => Promise<T>,
-): Promise<{ a: LoadResult; b: LoadResult; ratios: number[]; checks: T[] }> {
+  between: () => Promise<T>,
+): Promise<{ a: LoadResult; b: LoadResult; ratios: number[]; checks: { a: T[]; b: T[] } }> {
   const a: LoadResult[] = [];
   const b: LoadResult[] = [];
-  const checks: T[] = [];
+  const checks = { a: [] as T[], b: [] as T[] };
   for (let r = 0; r < rounds; r++) {
     const from = Math.floor((total * r) / rounds);
     const count = Math.floor((total * (r + 1)) / rounds) - from;
     for (const which of r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
       (which === 'a' ? a : b).push(await run(which, from, count));
-      checks.push(await between(which));
+      checks[which].push(await between());
     }
   }
   return {

@@ -239,12 +239,12 @@ async function walletPays(
         appStatements += (counter?.count ?? 0) - before;
         return r;
       },
-      (which) => settledViolations(server).then((v) => ({ which, v })),
+      () => settledViolations(server),
     );
     const viaHttp = runs.a;
     const r = runs.b;
-    const httpInv = runs.checks.filter((c) => c.which === 'a').flatMap((c) => c.v);
-    const appInv = runs.checks.filter((c) => c.which === 'b').flatMap((c) => c.v);
+    const httpInv = runs.checks.a.flat();
+    const appInv = runs.checks.b.flat();
     const overRun = counter ? appStatements / r.requests : undefined;
     const perPay = await requestPathStatements(server, url, fx, n);
     const seqInv = await settledViolations(server);
