@@ -60,6 +60,8 @@ export type AppEnv = {
     deps: AppDeps;
     staff?: StaffAuth;
     member_id?: number;
+    /** The member's session cookie's token hash, before it is resolved (`memberSession()`). */
+    member_session?: string;
     request_id: string;
   };
 };

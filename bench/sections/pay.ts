@@ -270,7 +270,7 @@ async function walletPays(
         r,
         `${round(r.rps / viaHttp.rps, 2)} of the HTTP floor (rounds ${runs.ratios.map((x) => round(x, 2)).join(', ')}), ` +
           `${round(r.rps / bare.rps, 2)} of the bare SQL floor; ` +
-          `${perPay ?? '?'} statements while one pay is in flight (its 6 and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
+          `${perPay ?? '?'} statements while one pay is in flight (its own and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
           `per pay over the run (start command, acknowledgement, heartbeats included); load average ${load}; ` +
           (offline > 0 ? `${offline} simulated devices not connected; ` : '') +
           invNote([...appInv, ...seqInv]),

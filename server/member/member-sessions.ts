@@ -8,9 +8,17 @@ import type { Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { Db, Tx } from '../db/client';
 import { type Params, prebuilt } from '../db/prebuilt';
+import { HttpError } from '../lib/errors';
 import { member_sessions } from '../db/schema';
 
 export const MEMBER_COOKIE = 'sid';
+
+/** What every member route answers without a live session (the client turns it into a WeChat sign-in). */
+export const WECHAT_AUTH_REQUIRED = { code: 'WECHAT_AUTH_REQUIRED', message: '需要微信授权' } as const;
+
+/** That answer as an error to throw. */
+export const memberSessionRequired = () =>
+  new HttpError(401, WECHAT_AUTH_REQUIRED.code, WECHAT_AUTH_REQUIRED.message);
 export const MEMBER_SESSION_DAYS = 30;
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -56,10 +64,13 @@ export async function memberSessionLive(db: Db | Tx, id: number, now: Date): Pro
   return row !== undefined;
 }
 
-/** The member behind a token, or null when unknown, expired or revoked. */
-export async function memberIdForToken(db: Db, token: string, now: Date): Promise<number | null> {
-  if (token.length < 16 || token.length > 128) return null;
-  const [row] = await memberOfHash(db, { hash: hashToken(token), now });
+/** The stored hash of a cookie's token; null for a token no session could have (wrong length). */
+export const sessionHashOf = (token: string | undefined): string | null =>
+  token === undefined || token.length < 16 || token.length > 128 ? null : hashToken(token);
+
+/** The member behind a token's hash (`sessionHashOf`), or null when unknown, expired or revoked. */
+export async function memberIdForHash(db: Db, hash: string, now: Date): Promise<number | null> {
+  const [row] = await memberOfHash(db, { hash, now });
   return row?.member_id ?? null;
 }
 

@@ -65,53 +65,20 @@ export function balancedEntries(input: PostInput): Entry[] {
   return entries;
 }
 
-/**
- * One balanced movement in ONE statement (docs/performance.md): the transaction row, its entries, and the balances
- * (one row per wallet, all buckets at once). The wallet rows are locked in id order before any is changed (`l`,
- * forced first by the one-time filter), so concurrent movements never deadlock; callers that lock a member's wallet
- * first and post last hold the shared wallets' locks only until their commit. Entries and balance changes arrive as
- * arrays, so the text is the same for every movement: built once (server/db/prebuilt.ts), prepared once per
- * connection.
- */
-const postMovement = prebuiltSql<
-  {
-    kind: string;
-    order_id: number | null;
-    withdrawal_id: number | null;
-    memo: string;
-    entry_wallets: number[];
-    entry_buckets: string[];
-    entry_amounts: number[];
-    wallets: number[];
-    principal: number[];
-    cash_principal: number[];
-    bonus: number[];
-    frozen: number[];
-  },
-  { id: number }
->(
-  (p) => sql`
-    with t as (
-      insert into ledger_transactions (kind, order_id, withdrawal_id, memo)
-      values (${p.kind}::text, ${p.order_id}::int, ${p.withdrawal_id}::int, ${p.memo}::text)
-      returning id),
-    e as (
-      insert into ledger_entries (transaction_id, wallet_id, bucket, amount_fen)
-      select t.id, v.w, v.b, v.a
-      from t, unnest(${p.entry_wallets}::int[], ${p.entry_buckets}::text[], ${p.entry_amounts}::bigint[]) as v(w, b, a)),
-    l as (select id from wallets where id = any(${p.wallets}::int[]) order by id for no key update),
-    u as (
-      update wallets set principal_fen = wallets.principal_fen + d.p,
-        cash_principal_fen = wallets.cash_principal_fen + d.c, bonus_fen = wallets.bonus_fen + d.b,
-        frozen_fen = wallets.frozen_fen + d.f
-      from unnest(${p.wallets}::int[], ${p.principal}::bigint[], ${p.cash_principal}::bigint[], ${p.bonus}::bigint[],
-        ${p.frozen}::bigint[]) as d(id, p, c, b, f)
-      where wallets.id = d.id and (select count(*) from l) > 0)
-    select id from t`,
-);
+/** A movement's entries and per-wallet balance changes, as the arrays its statement takes. */
+export interface MovementArrays {
+  entry_wallets: number[];
+  entry_buckets: string[];
+  entry_amounts: number[];
+  wallets: number[];
+  principal: number[];
+  cash_principal: number[];
+  bonus: number[];
+  frozen: number[];
+}
 
-/** Writes one balanced movement (see `postMovement`). Returns the transaction id. */
-export async function postTransaction(tx: Tx, input: PostInput): Promise<number> {
+/** The arrays of a balanced movement (`balancedEntries`): its entries, and the balance changes merged per wallet. */
+export function movementArrays(input: PostInput): MovementArrays {
   const entries = balancedEntries(input);
   const perWallet = new Map<number, Record<Bucket, number>>();
   for (const e of entries) {
@@ -120,11 +87,7 @@ export async function postTransaction(tx: Tx, input: PostInput): Promise<number>
     perWallet.set(e.wallet_id, w);
   }
   const deltas = [...perWallet.values()];
-  const [row] = await postMovement(tx, {
-    kind: input.kind,
-    order_id: input.order_id ?? null,
-    withdrawal_id: input.withdrawal_id ?? null,
-    memo: input.memo ?? '',
+  return {
     entry_wallets: entries.map((e) => e.wallet_id),
     entry_buckets: entries.map((e) => e.bucket),
     entry_amounts: entries.map((e) => e.amount_fen),
@@ -133,6 +96,58 @@ export async function postTransaction(tx: Tx, input: PostInput): Promise<number>
     cash_principal: deltas.map((d) => d.cash_principal),
     bonus: deltas.map((d) => d.bonus),
     frozen: deltas.map((d) => d.frozen),
+  };
+}
+
+/**
+ * The part of a movement's statement after its transaction row (a CTE `t` the caller writes before it): the entries
+ * (`e`) and the balances, one row per wallet, all buckets at once (`u`). The wallet rows are locked in id order before
+ * any is changed (`l`, forced first by the one-time filter), so concurrent movements never deadlock; callers that
+ * lock a member's wallet first and post last hold the shared wallets' locks only until their commit. No row in `t`:
+ * nothing is written or locked.
+ */
+export const movementAfter = (p: Params<MovementArrays>) => sql`
+    e as (
+      insert into ledger_entries (transaction_id, wallet_id, bucket, amount_fen)
+      select t.id, v.w, v.b, v.a
+      from t, unnest(${p.entry_wallets}::int[], ${p.entry_buckets}::text[], ${p.entry_amounts}::bigint[]) as v(w, b, a)),
+    l as (
+      select id from wallets where id = any(${p.wallets}::int[]) and exists (select 1 from t)
+      order by id for no key update),
+    u as (
+      update wallets set principal_fen = wallets.principal_fen + d.p,
+        cash_principal_fen = wallets.cash_principal_fen + d.c, bonus_fen = wallets.bonus_fen + d.b,
+        frozen_fen = wallets.frozen_fen + d.f
+      from unnest(${p.wallets}::int[], ${p.principal}::bigint[], ${p.cash_principal}::bigint[], ${p.bonus}::bigint[],
+        ${p.frozen}::bigint[]) as d(id, p, c, b, f)
+      where wallets.id = d.id and (select count(*) from l) > 0)`;
+
+/**
+ * One balanced movement in ONE statement (docs/performance.md): the transaction row, then `movementAfter`. Entries
+ * and balance changes arrive as arrays, so the text is the same for every movement: built once
+ * (server/db/prebuilt.ts), prepared once per connection.
+ */
+const postMovement = prebuiltSql<
+  { kind: string; order_id: number | null; withdrawal_id: number | null; memo: string } & MovementArrays,
+  { id: number }
+>(
+  (p) => sql`
+    with t as (
+      insert into ledger_transactions (kind, order_id, withdrawal_id, memo)
+      values (${p.kind}::text, ${p.order_id}::int, ${p.withdrawal_id}::int, ${p.memo}::text)
+      returning id),
+    ${movementAfter(p)}
+    select id from t`,
+);
+
+/** Writes one balanced movement (see `postMovement`). Returns the transaction id. */
+export async function postTransaction(tx: Tx, input: PostInput): Promise<number> {
+  const [row] = await postMovement(tx, {
+    kind: input.kind,
+    order_id: input.order_id ?? null,
+    withdrawal_id: input.withdrawal_id ?? null,
+    memo: input.memo ?? '',
+    ...movementArrays(input),
   });
   if (row === undefined) throw new LedgerError('ledger transaction not inserted');
   return row.id;

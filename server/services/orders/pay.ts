@@ -11,6 +11,7 @@ import { prepay, requireWechat } from './prepay';
 import { deviceRefusal } from './pay-refusals';
 import { type WalletPayResult, walletPayTx } from './wallet-pay';
 import { safeReturnPath } from '../../lib/return-path';
+import { memberIdForHash, memberSessionRequired } from '../../member/member-sessions';
 
 /** Sends a committed session's start command; the scheduler retries any that this misses (crash, gateway error). */
 export function dispatchLater(deps: PaymentDeps, sessionId: number | undefined): void {
@@ -21,14 +22,15 @@ export function dispatchLater(deps: PaymentDeps, sessionId: number | undefined):
 }
 
 /**
- * POST /backend/user/pay: pays for a device run. Wallet: debit + split + `starting` session in one transaction
- * (the member's wallet row is locked first, so concurrent pays of one member run one after another and the balance
- * decides), then the start command. WeChat: a pending order and a prepay; the money is booked only from a verified
- * notification or an order query (`applyWechatTransaction`).
+ * POST /backend/user/pay: pays for a device run, for the member whose session cookie hashes to `sessionHash` (not
+ * live: 401 WECHAT_AUTH_REQUIRED, nothing written; docs/decisions.md D31). Wallet: debit + split + `starting` session
+ * in one transaction (the session resolved and the member's wallet row locked by its first statement, so concurrent
+ * pays of one member run one after another and the balance decides), then the start command. WeChat: a pending order
+ * and a prepay; the money is booked only from a verified notification or an order query (`applyWechatTransaction`).
  */
 export async function payForDevice(
   deps: PaymentDeps,
-  memberId: number,
+  sessionHash: string,
   req: PayRequest,
   opts: { idempotencyKey?: string | undefined; returnPath?: string | undefined } = {},
 ): Promise<PayResponse> {
@@ -44,7 +46,8 @@ export async function payForDevice(
     price_id: req.price_id,
     method: req.method,
   };
-  if (req.method === 'wallet') return payFromWallet(deps, memberId, req, key, returnPath, expect);
+  if (req.method === 'wallet') return payFromWallet(deps, sessionHash, req, key, returnPath, expect);
+  const memberId = await memberOfSession(deps, sessionHash);
   if (key) {
     const first = await findByKey(db, memberId, key);
     if (first) {
@@ -56,7 +59,7 @@ export async function payForDevice(
   // WeChat Pay: the order waits for the payment; nothing moves until WeChat says it is paid.
   const wechat = requireWechat(deps);
   const [member] = await db.select({ openid: members.openid }).from(members).where(eq(members.id, memberId));
-  if (!member) throw new HttpError(401, 'WECHAT_AUTH_REQUIRED', '需要微信授权');
+  if (!member) throw memberSessionRequired();
   const order = await insertPending(
     deps,
     {
@@ -90,6 +93,13 @@ export async function payForDevice(
     returnPath,
   );
   return { order: orderSummary(order.order), jsapi };
+}
+
+/** The member behind a session cookie's hash; 401 WECHAT_AUTH_REQUIRED when the session is not live. */
+async function memberOfSession(deps: PaymentDeps, sessionHash: string): Promise<number> {
+  const id = await memberIdForHash(deps.db, sessionHash, deps.now());
+  if (id === null) throw memberSessionRequired();
+  return id;
 }
 
 /**
@@ -158,7 +168,7 @@ export async function insertPending(
  */
 async function payFromWallet(
   deps: PaymentDeps,
-  memberId: number,
+  sessionHash: string,
   req: PayRequest,
   key: string | undefined,
   returnPath: string,
@@ -166,10 +176,10 @@ async function payFromWallet(
 ): Promise<PayResponse> {
   let result: WalletPayResult;
   try {
-    result = await deps.db.transaction((tx) => walletPayTx(tx, memberId, req, key ?? null, deps.now()));
+    result = await deps.db.transaction((tx) => walletPayTx(tx, sessionHash, req, key ?? null, deps.now()));
   } catch (err) {
     if (key && isUniqueViolation(err)) {
-      const first = await findByKey(deps.db, memberId, key);
+      const first = await findByKey(deps.db, await memberOfSession(deps, sessionHash), key);
       if (first) {
         sameRequest(first, expect);
         return replay(deps, first, returnPath);

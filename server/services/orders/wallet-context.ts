@@ -2,9 +2,10 @@
  * What a wallet pay reads (docs/performance.md): the member's wallet locked through the device's merchant, then,
  * under that lock (a fresh snapshot), everything else in one query: the device and whether a session is active on
  * it, the price, the merchant, the venue's share rules (active partners only, docs/decisions.md D19), a first order
- * under the same Idempotency-Key and the ids of the wallets the split credits. Both in one statement
- * (`lockedPayContext`) when the member has a wallet at that merchant; in two on the first pay there (the wallet is
- * opened). Nothing is cached, so a staff edit is seen by the next pay on every instance.
+ * under the same Idempotency-Key and the ids of the wallets the split credits. All in one statement, which also
+ * resolves the member's session (`sessionPayContext`), when the member has a wallet at that merchant; two more on
+ * the first pay there (the wallet is opened). Nothing is cached, so a staff edit is seen by the next pay on every
+ * instance.
  */
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
@@ -78,39 +79,52 @@ export async function payContext(tx: Tx, q: ContextQuery): Promise<PayContext | 
   return row;
 }
 
-/** `pay_context_locked`'s row: the locked wallet's columns (prefixed `w_`), then the context's. */
-type LockedRow = PayContext & {
-  w_id: number;
-  w_kind: Wallet['kind'];
-  w_code: string | null;
-  w_member_id: number | null;
-  w_merchant_id: number | null;
-  w_account_id: number | null;
-  w_principal_fen: number;
-  w_cash_principal_fen: number;
-  w_bonus_fen: number;
-  w_frozen_fen: number;
-  w_created_at: string | Date;
-};
+/** `pay_context_for_session`'s row: the member, the locked wallet's columns (prefixed `w_`), then the context's. */
+type SessionRow = { member_id: number } & (
+  | (PayContext & {
+      w_id: number;
+      w_kind: Wallet['kind'];
+      w_code: string | null;
+      w_member_id: number | null;
+      w_merchant_id: number | null;
+      w_account_id: number | null;
+      w_principal_fen: number;
+      w_cash_principal_fen: number;
+      w_bonus_fen: number;
+      w_frozen_fen: number;
+      w_created_at: string | Date;
+    })
+  | { w_id: null }
+);
 
-const lockedContextRow = prebuiltSql<ContextQuery, LockedRow>(
+/** What the pay's first statement is asked: the session's token hash and the moment it must be live at. */
+export interface SessionContextQuery extends Omit<ContextQuery, 'memberId'> {
+  tokenHash: string;
+  now: Date;
+}
+
+const sessionContextRow = prebuiltSql<Omit<SessionContextQuery, 'now'> & { now: string }, SessionRow>(
   (p) =>
-    sql`select * from pay_context_locked(${p.memberId}::int, ${p.deviceId}::int, ${p.priceId}::int, ${p.key}::text)`,
+    sql`select * from pay_context_for_session(${p.tokenHash}::text, ${p.now}::timestamptz, ${p.deviceId}::int,
+      ${p.priceId}::int, ${p.key}::text)`,
 );
 
 /**
- * The member's wallet at the device's merchant locked, and the pay's context read under that lock, in one statement
- * (the PL/pgSQL function `pay_context_locked`, server/db/migrations/0017_pay_context_locked.sql, docs/decisions.md
- * D30). Undefined when the member has no wallet there yet or the device does not exist: then `openWalletForDevice`
- * and `payContext` do the same, opening the wallet.
+ * The pay's first statement (the PL/pgSQL function `pay_context_for_session`, server/db/migrations/
+ * 0018_pay_context_for_session.sql, docs/decisions.md D31): the member's session resolved as `requireMember` resolves
+ * it; the member's wallet at the device's merchant locked; the pay's context read under that lock. Null when the
+ * session is not live. Without `locked` when the member has no wallet there yet or the device does not exist: then
+ * `openWalletForDevice` and `payContext` do the same, opening the wallet.
  */
-export async function lockedPayContext(
+export async function sessionPayContext(
   tx: Tx,
-  q: ContextQuery,
-): Promise<{ wallet: Wallet; ctx: PayContext } | undefined> {
-  const [row] = await lockedContextRow(tx, q);
-  if (!row) return undefined;
+  q: SessionContextQuery,
+): Promise<{ memberId: number; locked?: { wallet: Wallet; ctx: PayContext } } | null> {
+  const [row] = await sessionContextRow(tx, { ...q, now: q.now.toISOString() });
+  if (!row) return null;
+  if (row.w_id === null) return { memberId: row.member_id };
   const {
+    member_id,
     w_id,
     w_kind,
     w_code,
@@ -138,5 +152,5 @@ export async function lockedPayContext(
     frozen_fen: Number(w_frozen_fen),
     created_at: new Date(w_created_at),
   };
-  return { wallet, ctx };
+  return { memberId: member_id, locked: { wallet, ctx } };
 }

@@ -1,8 +1,8 @@
 /**
- * A wallet pay (`POST /backend/user/pay`, method `wallet`) in five statements between BEGIN and COMMIT included
- * (docs/performance.md): lock the member's wallet and read the context under the lock (one statement), insert the
- * paid order and its `starting` session, post the ledger movement (its shared wallets locked last, in id order,
- * until the commit).
+ * A wallet pay (`POST /backend/user/pay`, method `wallet`) in four statements between BEGIN and COMMIT included
+ * (docs/performance.md): lock the member's wallet and read the context under the lock (one statement), then insert
+ * the paid order, its `starting` session and the ledger movement (its shared wallets locked last, in id order, until
+ * the commit) in one more.
  * The rules are those of docs/money.md: replay under the same key, the device's busy check, the balance decides.
  */
 import { sql } from 'drizzle-orm';
@@ -13,12 +13,14 @@ import { HttpError } from '../../lib/errors';
 import { availabilityOf, startingSession } from '../devices/sessions';
 import {
   type Entry,
+  type MovementArrays,
   type Wallet,
   externalWallet,
   merchantWallet,
+  movementAfter,
+  movementArrays,
   partnerWallet,
   platformWallet,
-  postTransaction,
   spendable,
 } from '../ledger';
 import { findByKey } from './idempotency';
@@ -26,7 +28,8 @@ import { type Order, newOrderNo } from './order';
 import { deviceRefusal } from './pay-refusals';
 import { takeFromWallet } from './settle';
 import { computeSplit, splitEntries } from './split';
-import { type PayContext, lockedPayContext, openWalletForDevice, payContext } from './wallet-context';
+import { memberSessionRequired } from '../../member/member-sessions';
+import { type PayContext, openWalletForDevice, payContext, sessionPayContext } from './wallet-context';
 
 export type WalletPayResult =
   | { replayOf: Order }
@@ -108,9 +111,18 @@ interface PaidOrder {
   now: Date;
 }
 
-/** The paid order and its `starting` session, in one statement whose text is built once (server/db/prebuilt.ts). */
+/**
+ * The paid order, its `starting` session and the ledger movement in one statement whose text is built once
+ * (server/db/prebuilt.ts). The session's insert yields no row when the device is busy (a session is active on it):
+ * then no movement is written either, and the caller refuses and rolls back.
+ */
 const paidOrderRow = prebuiltSql<
-  Omit<PaidOrder, 'now'> & { now: string; status: string; ack_deadline: string },
+  Omit<PaidOrder, 'now'> & {
+    now: string;
+    status: string;
+    ack_deadline: string;
+    memo: string;
+  } & MovementArrays,
   { order_id: number; session_id: number | null }
 >(
   (p) => sql`
@@ -126,14 +138,23 @@ const paidOrderRow = prebuiltSql<
       select o.id, ${p.device_id}::int, ${p.member_id}::int, ${p.minutes}::int, ${p.status}::text,
         ${p.ack_deadline}::timestamptz, ${p.now}::timestamptz from o
       on conflict do nothing
-      returning id)
+      returning id),
+    t as (
+      insert into ledger_transactions (kind, order_id, memo)
+      select 'consume', o.id, ${p.memo}::text from o where exists (select 1 from s)
+      returning id),
+    ${movementAfter(p)}
     select o.id as order_id, (select id from s) as session_id from o`,
 );
 
-/** Inserts the paid order and its `starting` session in one statement; a busy device leaves no session. */
+/**
+ * Inserts the paid order, its `starting` session and the movement in one statement; a busy device leaves no session
+ * and no movement (`session_id` null).
+ */
 async function insertPaidOrder(
   tx: Tx,
   o: PaidOrder,
+  entries: Entry[],
 ): Promise<{ order_id: number; session_id: number | null }> {
   const s = startingSession({
     order_id: 0,
@@ -147,25 +168,37 @@ async function insertPaidOrder(
     now: o.now.toISOString(),
     status: s.status,
     ack_deadline: s.ack_deadline.toISOString(),
+    memo: `余额支付 ${o.order_no}`,
+    ...movementArrays({ kind: 'consume', entries }),
   });
   if (!row) throw new Error('order not inserted');
   return row;
 }
 
 /**
- * The wallet pay's transaction body. Refusals throw (the transaction rolls back, nothing changes); a first order
- * under the same key comes back as `replayOf` for the caller to compare and replay.
+ * The wallet pay's transaction body, for the member whose session cookie hashes to `sessionHash` (no live session:
+ * 401, docs/decisions.md D31). Refusals throw (the transaction rolls back, nothing changes); a first order under the
+ * same key comes back as `replayOf` for the caller to compare and replay.
  */
 export async function walletPayTx(
   tx: Tx,
-  memberId: number,
+  sessionHash: string,
   req: PayRequest,
   key: string | null,
   now: Date,
 ): Promise<WalletPayResult> {
+  // One statement resolves the member's session and, when the member has a wallet at the device's merchant, locks it
+  // and reads the context; two more (the wallet opened) on the first pay there.
+  const resolved = await sessionPayContext(tx, {
+    tokenHash: sessionHash,
+    now,
+    deviceId: req.device_id,
+    priceId: req.price_id,
+    key,
+  });
+  if (!resolved) throw memberSessionRequired();
+  const { memberId, locked } = resolved;
   const q = { memberId, deviceId: req.device_id, priceId: req.price_id, key };
-  // One statement when the member has a wallet at the device's merchant; two (it is opened) on the first pay there.
-  const locked = await lockedPayContext(tx, q);
   const wallet = locked?.wallet ?? (await openWalletForDevice(tx, memberId, req.device_id));
   const ctx = locked?.ctx ?? (wallet && (await payContext(tx, q)));
   if (ctx?.replay_id != null || (!ctx && key)) {
@@ -191,27 +224,25 @@ export async function walletPayTx(
     });
   }
   const order_no = newOrderNo('consume', now);
-  const ids = await insertPaidOrder(tx, {
-    order_no,
-    member_id: memberId,
-    merchant_id: ctx.merchant_id,
-    venue_id: ctx.device_venue_id,
-    device_id: req.device_id,
-    price_id: req.price_id,
-    amount_fen: price.price_fen,
-    bonus_fen: take.bonus_fen,
-    cash_fen: take.cash_fen,
-    minutes: price.minutes,
-    key,
-    now,
-  });
+  const ids = await insertPaidOrder(
+    tx,
+    {
+      order_no,
+      member_id: memberId,
+      merchant_id: ctx.merchant_id,
+      venue_id: ctx.device_venue_id,
+      device_id: req.device_id,
+      price_id: req.price_id,
+      amount_fen: price.price_fen,
+      bonus_fen: take.bonus_fen,
+      cash_fen: take.cash_fen,
+      minutes: price.minutes,
+      key,
+      now,
+    },
+    await payEntries(tx, ctx, wallet, take),
+  );
   if (ids.session_id === null) throw deviceRefusal('busy');
-  await postTransaction(tx, {
-    kind: 'consume',
-    order_id: ids.order_id,
-    memo: `余额支付 ${order_no}`,
-    entries: await payEntries(tx, ctx, wallet, take),
-  });
   return {
     order: { order_no, status: 'paid', amount_fen: price.price_fen },
     sessionId: ids.session_id,

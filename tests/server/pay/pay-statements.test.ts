@@ -1,6 +1,7 @@
 /**
  * A wallet pay's shape (docs/performance.md, docs/decisions.md D20), on PGlite and, with TEST_DATABASE_URL, on
- * PostgreSQL: one pay sends five statements from BEGIN to COMMIT (six on a member's first pay at a merchant), counted at the driver; pays of many members on one
+ * PostgreSQL: one pay sends four statements from BEGIN to COMMIT, its member's session resolved by the first (more on
+ * a member's first pay at a merchant), counted at the driver; pays of many members on one
  * merchant at once (every one crediting the same platform, merchant and partner wallets) all succeed without a
  * deadlock, and the ledger invariants hold. Counts only, nothing timed.
  */
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc } from 'drizzle-orm';
 import { openDatabase, statementCounter, type Database } from '../../../server/db/client';
 import { devices } from '../../../server/db/schema';
+import { createMemberSession, hashToken } from '../../../server/member/member-sessions';
 import { payForDevice } from '../../../server/services/orders';
 import { assertLedgerInvariants } from '../money/invariants';
 import { createMember, fundMember, priceFor, seed } from '../device-sessions/devices-fixtures';
@@ -25,6 +27,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await database?.close();
 });
+
+/** A new member's session, as the pay route hands it on: its cookie's token hash. */
+async function sessionOf(memberId: number): Promise<string> {
+  return hashToken(await createMemberSession(database.db, memberId, new Date()));
+}
 
 /** `n` new online devices beside the first demo device, each with the venue's first price. */
 async function freshDevices(n: number) {
@@ -48,27 +55,30 @@ async function freshDevices(n: number) {
 }
 
 describe('wallet pay', () => {
-  it('sends five statements from BEGIN to COMMIT, six when it opens the wallet', async () => {
+  it('sends four statements from BEGIN to COMMIT, more when it opens the wallet', async () => {
     const { db } = database;
     const { rows, price } = await freshDevices(2);
     const member = await createMember(db);
     await fundMember(db, member, rows[0]!.merchant_id, price.price_fen * 2);
+    const session = await sessionOf(member);
     const deps = { db, now: () => new Date() };
     const pay = (i: number) =>
       payForDevice(
         deps,
-        member,
+        session,
         { device_id: rows[i]!.id, venue_id: rows[i]!.venue_id, price_id: price.id, method: 'wallet' },
         { idempotencyKey: `stmt-${i}` },
       );
     const counter = statementCounter(db)!;
     let before = counter.count;
-    await pay(0); // fundMember opened the wallet: one statement locks it and reads the context
-    expect(counter.count - before).toBe(5);
-    const other = await createMember(db);
+    // fundMember opened the wallet: one statement resolves the session, locks the wallet and reads the context; one
+    // more writes the order, its session and the movement.
+    await pay(0);
+    expect(counter.count - before).toBe(4);
+    const other = await sessionOf(await createMember(db));
     const { rows: more } = await freshDevices(1);
     before = counter.count;
-    // A member with no wallet at this merchant: the lookup finds none, the wallet is opened, the context read.
+    // A member with no wallet at this merchant: the first statement finds none, the wallet is opened, the context read.
     await expect(
       payForDevice(deps, other, {
         device_id: more[0]!.id,
@@ -77,12 +87,12 @@ describe('wallet pay', () => {
         method: 'wallet',
       }),
     ).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
-    expect(counter.count - before).toBeGreaterThan(5);
+    expect(counter.count - before).toBeGreaterThan(4);
     before = counter.count;
     const res = await pay(1);
     expect(res.order.status).toBe('paid');
     expect(res.session?.status).toBe('starting');
-    expect(counter.count - before).toBe(5);
+    expect(counter.count - before).toBe(4);
     await assertLedgerInvariants(db);
   });
 
@@ -90,11 +100,11 @@ describe('wallet pay', () => {
     const { db } = database;
     const n = 24;
     const { rows, price } = await freshDevices(n);
-    const payers: number[] = [];
+    const payers: string[] = [];
     for (let i = 0; i < n; i++) {
       const m = await createMember(db);
       await fundMember(db, m, rows[0]!.merchant_id, price.price_fen);
-      payers.push(m);
+      payers.push(await sessionOf(m));
     }
     const deps = { db, now: () => new Date() };
     const results = await Promise.allSettled(

@@ -277,6 +277,43 @@ describe('wallet pay', () => {
     await assertLedgerInvariants(w.database.db, { settled: true });
   });
 
+  it('resolves the session in the pay itself: a dead one answers 401 before anything else, changing nothing', async () => {
+    const s = await funded('pay-session-dead');
+    const d = ds[0]!;
+    const [p] = await pricesOf(d.venue_id);
+    const good = { device_id: d.id, venue_id: d.venue_id, price_id: p!.id, method: 'wallet' };
+    const dead = { status: 401, body: { code: 'WECHAT_AUTH_REQUIRED', message: '需要微信授权' } };
+    // A live session with a bad body or header: 400, as before.
+    expect((await pay(s.cookie, { ...good, price_id: 'x' })).status).toBe(400);
+    expect((await pay(s.cookie, good, { 'Idempotency-Key': 'x'.repeat(101) })).status).toBe(400);
+    const out = await w.request('/backend/user/logout', withCookie(s.cookie, { method: 'POST' }));
+    expect(out.status).toBe(200);
+    const before = await snapshot();
+    for (const [body, headers] of [
+      [good, {}],
+      [{ ...good, method: 'wechat' }, {}],
+      [{ ...good, price_id: 'x' }, {}],
+      [good, { 'Idempotency-Key': 'x'.repeat(101) }],
+    ] as const) {
+      const r = await pay(s.cookie, body, headers);
+      expect({ status: r.status, body: r.body }).toEqual(dead);
+    }
+    // A cookie no session has, of a length one could have: the same.
+    const bogus = await pay('sid=' + 'b'.repeat(43), good);
+    expect({ status: bogus.status, body: bogus.body }).toEqual(dead);
+    expect(await snapshot()).toEqual(before);
+    // An expired session: the same, at the pay's own clock.
+    const t = await funded('pay-session-expired');
+    w.advance(30 * 24 * 3600_000 + 1000);
+    try {
+      const r = await pay(t.cookie, good);
+      expect({ status: r.status, body: r.body }).toEqual(dead);
+    } finally {
+      w.advance(-(30 * 24 * 3600_000 + 1000));
+    }
+    await assertLedgerInvariants(w.database.db);
+  });
+
   it('answers the same Idempotency-Key with the first order, even when sent at once', async () => {
     const { cookie } = await funded('o-pay-idem');
     const d = ds[4]!;
