@@ -2,9 +2,9 @@
  * Settling a paid consumption: the wallet debit (cash principal, online principal, then bonus) and the WeChat payment
  * credits.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
-import { type Params, prebuilt, setTo } from '../../db/prebuilt';
+import { prebuiltSql } from '../../db/prebuilt';
 import { orders } from '../../db/schema';
 import {
   type Entry,
@@ -12,8 +12,11 @@ import {
   externalWallet,
   externalWalletIds,
   memberWallet,
+  movementArrays,
+  movementAfter,
   postTransaction,
   spendable,
+  type MovementArrays,
 } from '../ledger';
 import { type Order, OrderMoneyError } from './order';
 import { cashPartEntries, splitCredits } from './split';
@@ -65,19 +68,33 @@ export async function settleWalletConsume(tx: Tx, order: Order, wallet: Wallet, 
   return true;
 }
 
-/** Every WeChat payment ends here: built once (server/db/prebuilt.ts). */
-const markPaid = prebuilt((d, p: Params<{ id: number; now: Date; transaction_id: string | null }>) =>
-  d
-    .update(orders)
-    .set({ status: 'paid', paid_at: setTo(p.now), wechat_transaction_id: setTo(p.transaction_id) })
-    .where(eq(orders.id, p.id))
-    .returning(),
+/**
+ * Every WeChat payment ends here, in one statement whose text is built once (server/db/prebuilt.ts): the order marked
+ * paid (`o`), its ledger transaction (`t`, only when the order was there to mark) and the movement (`movementAfter`).
+ */
+const markPaidPosting = prebuiltSql<
+  { id: number; now: string; transaction_id: string | null; kind: string; memo: string } & MovementArrays,
+  { order_id: number | null }
+>(
+  (p) => sql`
+    with o as (
+      update orders set status = 'paid', paid_at = ${p.now}::timestamptz,
+        wechat_transaction_id = ${p.transaction_id}::text
+      where id = ${p.id}::int
+      returning id),
+    t as (
+      insert into ledger_transactions (kind, order_id, memo)
+      select ${p.kind}::text, o.id, ${p.memo}::text from o
+      returning id),
+    ${movementAfter(p)}
+    select (select id from o) as order_id`,
 );
 
 /**
  * Books a WeChat payment of a pending order (called once, from a verified notification or an order query, with
  * the order row locked): a consume is split at once; a recharge credits the member's principal (pay) and bonus
- * (from external promotion), not split. Sets paid/paid_at/transaction id and returns the order as written.
+ * (from external promotion), not split. Sets paid/paid_at/transaction id and the movement in one statement
+ * (`markPaidPosting`) and returns the order as written.
  */
 export async function settleWechatPayment(
   tx: Tx,
@@ -106,19 +123,17 @@ export async function settleWechatPayment(
       ...(await rechargeCredits(tx, order, 'principal', locked, bonus ? ext.promotion : undefined)),
     );
   }
-  await postTransaction(tx, {
-    kind: order.kind,
-    order_id: order.id,
-    memo: `微信支付 ${order.order_no}`,
-    entries,
-  });
-  const [paid] = await markPaid(tx, {
+  const [row] = await markPaidPosting(tx, {
     id: order.id,
-    now: payment.now,
+    now: payment.now.toISOString(),
     transaction_id: payment.transaction_id,
+    kind: order.kind,
+    memo: `微信支付 ${order.order_no}`,
+    ...movementArrays({ kind: order.kind, entries }),
   });
-  if (!paid) throw new OrderMoneyError(`order ${order.order_no} vanished while being paid`);
-  return paid;
+  if (row?.order_id == null) throw new OrderMoneyError(`order ${order.order_no} vanished while being paid`);
+  // The caller holds the order's row lock, and the statement changed only these three columns.
+  return { ...order, status: 'paid', paid_at: payment.now, wechat_transaction_id: payment.transaction_id };
 }
 
 /**

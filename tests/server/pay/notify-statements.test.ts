@@ -1,6 +1,6 @@
 /**
  * A WeChat recharge notification's shape (docs/performance.md), on PGlite and, with TEST_DATABASE_URL, on
- * PostgreSQL: booking a paid recharge (pay and bonus) sends six statements from BEGIN to COMMIT, counted at the
+ * PostgreSQL: booking a paid recharge (pay and bonus) sends five statements from BEGIN to COMMIT, counted at the
  * driver; the same notification again sends no ledger movement; a notification that does not match its order leaves
  * no record of itself; the ledger invariants hold. Counts only, nothing
  * timed.
@@ -76,7 +76,7 @@ async function pendingRecharge(member?: { id: number; openid: string }) {
 }
 
 describe('recharge notification', () => {
-  it('books pay and bonus in six statements from BEGIN to COMMIT; the same notification again books nothing', async () => {
+  it('books pay and bonus in five statements from BEGIN to COMMIT; the same notification again books nothing', async () => {
     const deps = paymentDeps(h.deps);
     // The member's first recharge opens the wallet; the second one is counted.
     const first = await pendingRecharge();
@@ -85,7 +85,7 @@ describe('recharge notification', () => {
     const counter = statementCounter(database.db)!;
     const before = counter.count;
     const res = await applyWechatTransaction(deps, second.t, second.source);
-    expect(counter.count - before).toBe(6);
+    expect(counter.count - before).toBe(5);
     expect(res.result).toBe('applied');
     expect(res.order).toMatchObject({ status: 'paid', wechat_transaction_id: second.t.transaction_id });
     const dup = await applyWechatTransaction(deps, second.t, second.source);
