@@ -12,6 +12,7 @@ import { HttpError } from '../lib/errors';
 import { member_sessions } from '../db/schema';
 
 export const MEMBER_COOKIE = 'sid';
+export const MEMBER_SESSION_DAYS = 30;
 
 /** What every member route answers without a live session (the client turns it into a WeChat sign-in). */
 export const WECHAT_AUTH_REQUIRED = { code: 'WECHAT_AUTH_REQUIRED', message: '需要微信授权' } as const;
@@ -19,7 +20,7 @@ export const WECHAT_AUTH_REQUIRED = { code: 'WECHAT_AUTH_REQUIRED', message: '�
 /** That answer as an error to throw. */
 export const memberSessionRequired = () =>
   new HttpError(401, WECHAT_AUTH_REQUIRED.code, WECHAT_AUTH_REQUIRED.message);
-export const MEMBER_SESSION_DAYS = 30;
+
 const DAY_MS = 24 * 3600 * 1000;
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');

@@ -2,6 +2,8 @@
  * `requireMember()`: the gate of every `/backend/user/...` route. Resolves the member from the HttpOnly `sid`
  * cookie only (never from headers the client could set) and puts the id on `c.var.member_id`; without a valid
  * session it answers 401 WECHAT_AUTH_REQUIRED, which the client turns into a WeChat sign-in (docs/decisions.md D2).
+ * `POST /backend/user/pay` has `memberSession()` instead: the same cookie and answers, the session resolved by the
+ * pay itself (docs/decisions.md D31).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
