@@ -79,7 +79,7 @@ export async function payContext(tx: Tx, q: ContextQuery): Promise<PayContext | 
   return row;
 }
 
-/** `pay_context_for_session`'s row: the member, the locked wallet's columns (prefixed `w_`), then the context's. */
+/** The pay's first row: the member, the locked wallet's columns (prefixed `w_`), then the context's. */
 type SessionRow = { member_id: number } & (
   | (PayContext & {
       w_id: number;
@@ -104,17 +104,20 @@ export interface SessionContextQuery extends Omit<ContextQuery, 'memberId'> {
 }
 
 const sessionContextRow = prebuiltSql<Omit<SessionContextQuery, 'now'> & { now: string }, SessionRow>(
-  (p) =>
-    sql`select * from pay_context_for_session(${p.tokenHash}::text, ${p.now}::timestamptz, ${p.deviceId}::int,
-      ${p.priceId}::int, ${p.key}::text)`,
+  (p) => sql`
+    select s.member_id, l.*
+    from member_sessions s
+    left join lateral pay_context_locked(s.member_id, ${p.deviceId}::int, ${p.priceId}::int, ${p.key}::text) l on true
+    where s.token_hash = ${p.tokenHash}::text and s.expires_at > ${p.now}::timestamptz and s.revoked_at is null`,
 );
 
 /**
- * The pay's first statement (the PL/pgSQL function `pay_context_for_session`, server/db/migrations/
- * 0018_pay_context_for_session.sql, docs/decisions.md D31): the member's session resolved as `requireMember` resolves
- * it; the member's wallet at the device's merchant locked; the pay's context read under that lock. Null when the
- * session is not live. Without `locked` when the member has no wallet there yet or the device does not exist: then
- * `openWalletForDevice` and `payContext` do the same, opening the wallet.
+ * The pay's first statement (docs/decisions.md D31): the member's session resolved as `requireMember` resolves it
+ * (the token's hash, unexpired, not revoked; the hash is unique, so one row at most) and, for that member, the PL/pgSQL
+ * function `pay_context_locked` (server/db/migrations/0017_pay_context_locked.sql, D30): the member's wallet at the
+ * device's merchant locked, the pay's context read under that lock with a fresh snapshot (the function is VOLATILE).
+ * Null when the session is not live. Without `locked` when the member has no wallet there yet or the device does not
+ * exist: then `openWalletForDevice` and `payContext` do the same, opening the wallet.
  */
 export async function sessionPayContext(
   tx: Tx,
