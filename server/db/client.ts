@@ -7,6 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { sendCommitWithLast } from './commit-with-last';
 import { namePreparedStatements, statementNames } from './pg-prepared';
 
 /**
@@ -80,6 +81,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // Every statement, pooled or in a transaction, goes through a client's query().
     const names = opts.prepared === false ? undefined : statementNames();
     pool.on('connect', (client) => {
+      // Innermost, so the counting and naming wrappers see the statement and its COMMIT as two statements.
+      sendCommitWithLast(client as never, pg);
       countCalls(client, 'query', counter);
       if (names) namePreparedStatements(client, names);
     });

@@ -115,11 +115,13 @@ export async function applyWechatTransaction(
     }
     const now = deps.now();
     // A closed order that WeChat still reports paid (prepay error, late payment) is booked the same way.
+    // A recharge's booking is the transaction's last statement: it may carry the COMMIT.
     let after = await settleWechatPayment(
       tx,
       { ...order, status: 'pending' },
       { transaction_id: t.transaction_id ?? null, now },
       ext,
+      { last: order.kind === 'recharge' },
     );
     if (order.kind === 'consume' && order.device_id !== null && order.minutes !== null) {
       const available = await checkDeviceAvailable(tx, order.device_id, now);

@@ -4,6 +4,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
+import { lastStatementCommits } from '../../db/commit-with-last';
 import { prebuiltSql } from '../../db/prebuilt';
 import { orders } from '../../db/schema';
 import {
@@ -94,13 +95,15 @@ const markPaidPosting = prebuiltSql<
  * Books a WeChat payment of a pending order (called once, from a verified notification or an order query, with
  * the order row locked): a consume is split at once; a recharge credits the member's principal (pay) and bonus
  * (from external promotion), not split. Sets paid/paid_at/transaction id and the movement in one statement
- * (`markPaidPosting`) and returns the order as written.
+ * (`markPaidPosting`) and returns the order as written. `last`: nothing follows in the caller's transaction, so that
+ * statement may carry the COMMIT (server/db/commit-with-last.ts).
  */
 export async function settleWechatPayment(
   tx: Tx,
   order: Order,
   payment: { transaction_id: string | null; now: Date },
   known: { wechat: number | null; promotion: number | null } = { wechat: null, promotion: null },
+  opts: { last?: boolean } = {},
 ): Promise<Order> {
   if (order.status !== 'pending')
     throw new OrderMoneyError(`order ${order.order_no} is ${order.status}, not pending`);
@@ -123,14 +126,18 @@ export async function settleWechatPayment(
       ...(await rechargeCredits(tx, order, 'principal', locked, bonus ? ext.promotion : undefined)),
     );
   }
-  const [row] = await markPaidPosting(tx, {
-    id: order.id,
-    now: payment.now.toISOString(),
-    transaction_id: payment.transaction_id,
-    kind: order.kind,
-    memo: `微信支付 ${order.order_no}`,
-    ...movementArrays({ kind: order.kind, entries }),
-  });
+  const posting = () =>
+    markPaidPosting(tx, {
+      id: order.id,
+      now: payment.now.toISOString(),
+      transaction_id: payment.transaction_id,
+      kind: order.kind,
+      memo: `微信支付 ${order.order_no}`,
+      ...movementArrays({ kind: order.kind, entries }),
+    });
+  // The caller's last statement: on PostgreSQL the COMMIT goes with it (D32). An order gone meanwhile gets no
+  // movement either (`t` follows `o`), so committing then writes nothing.
+  const [row] = await (opts.last ? lastStatementCommits(tx, posting) : posting());
   if (row?.order_id == null) throw new OrderMoneyError(`order ${order.order_no} vanished while being paid`);
   // The caller holds the order's row lock, and the statement changed only these three columns.
   return { ...order, status: 'paid', paid_at: payment.now, wechat_transaction_id: payment.transaction_id };

@@ -1,11 +1,12 @@
 /**
- * A wallet pay (`POST /backend/user/pay`, method `wallet`) in four statements between BEGIN and COMMIT included
- * (docs/performance.md): lock the member's wallet and read the context under the lock (one statement), then insert
- * the paid order, its `starting` session and the ledger movement (its shared wallets locked last, in id order, until
- * the commit) in one more.
+ * A wallet pay (`POST /backend/user/pay`, method `wallet`) in four statements between BEGIN and COMMIT included, three
+ * round trips on PostgreSQL (docs/performance.md): lock the member's wallet and read the context under the lock (one
+ * statement), then insert the paid order, its `starting` session and the ledger movement (its shared wallets locked
+ * last, in id order) in one more, sent with the COMMIT (docs/decisions.md D32).
  * The rules are those of docs/money.md: replay under the same key, the device's busy check, the balance decides.
  */
 import { sql } from 'drizzle-orm';
+import { lastStatementCommits } from '../../db/commit-with-last';
 import type { PayRequest } from '../../../src/domain/api';
 import type { Tx } from '../../db/client';
 import { prebuiltSql } from '../../db/prebuilt';
@@ -113,8 +114,10 @@ interface PaidOrder {
 
 /**
  * The paid order, its `starting` session and the ledger movement in one statement whose text is built once
- * (server/db/prebuilt.ts). The session's insert yields no row when the device is busy (a session is active on it):
- * then no movement is written either, and the caller refuses and rolls back.
+ * (server/db/prebuilt.ts). A busy device (a session already active on it, committed by a pay that did not wait on
+ * this member's wallet) fails the statement on the one-active-session index: nothing is written, and the pay
+ * answers busy (pay.ts). The statement cannot leave a partial result for the code to undo: on PostgreSQL its COMMIT
+ * is already on the wire behind it (D32).
  */
 const paidOrderRow = prebuiltSql<
   Omit<PaidOrder, 'now'> & {
@@ -123,7 +126,7 @@ const paidOrderRow = prebuiltSql<
     ack_deadline: string;
     memo: string;
   } & MovementArrays,
-  { order_id: number; session_id: number | null }
+  { order_id: number; session_id: number }
 >(
   (p) => sql`
     with o as (
@@ -137,25 +140,21 @@ const paidOrderRow = prebuiltSql<
       insert into device_sessions (order_id, device_id, member_id, minutes, status, ack_deadline, created_at)
       select o.id, ${p.device_id}::int, ${p.member_id}::int, ${p.minutes}::int, ${p.status}::text,
         ${p.ack_deadline}::timestamptz, ${p.now}::timestamptz from o
-      on conflict do nothing
       returning id),
     t as (
       insert into ledger_transactions (kind, order_id, memo)
-      select 'consume', o.id, ${p.memo}::text from o where exists (select 1 from s)
+      select 'consume', o.id, ${p.memo}::text from o
       returning id),
     ${movementAfter(p)}
     select o.id as order_id, (select id from s) as session_id from o`,
 );
 
-/**
- * Inserts the paid order, its `starting` session and the movement in one statement; a busy device leaves no session
- * and no movement (`session_id` null).
- */
+/** Inserts the paid order, its `starting` session and the movement in one statement (a busy device: it fails). */
 async function insertPaidOrder(
   tx: Tx,
   o: PaidOrder,
   entries: Entry[],
-): Promise<{ order_id: number; session_id: number | null }> {
+): Promise<{ order_id: number; session_id: number }> {
   const s = startingSession({
     order_id: 0,
     device_id: o.device_id,
@@ -224,25 +223,28 @@ export async function walletPayTx(
     });
   }
   const order_no = newOrderNo('consume', now);
-  const ids = await insertPaidOrder(
-    tx,
-    {
-      order_no,
-      member_id: memberId,
-      merchant_id: ctx.merchant_id,
-      venue_id: ctx.device_venue_id,
-      device_id: req.device_id,
-      price_id: req.price_id,
-      amount_fen: price.price_fen,
-      bonus_fen: take.bonus_fen,
-      cash_fen: take.cash_fen,
-      minutes: price.minutes,
-      key,
-      now,
-    },
-    await payEntries(tx, ctx, wallet, take),
+  const entries = await payEntries(tx, ctx, wallet, take);
+  // The last statement: on PostgreSQL its COMMIT goes with it (D32), so nothing may follow it but the return.
+  const ids = await lastStatementCommits(tx, () =>
+    insertPaidOrder(
+      tx,
+      {
+        order_no,
+        member_id: memberId,
+        merchant_id: ctx.merchant_id,
+        venue_id: ctx.device_venue_id,
+        device_id: req.device_id,
+        price_id: req.price_id,
+        amount_fen: price.price_fen,
+        bonus_fen: take.bonus_fen,
+        cash_fen: take.cash_fen,
+        minutes: price.minutes,
+        key,
+        now,
+      },
+      entries,
+    ),
   );
-  if (ids.session_id === null) throw deviceRefusal('busy');
   return {
     order: { order_no, status: 'paid', amount_fen: price.price_fen },
     sessionId: ids.session_id,

@@ -6,11 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, inArray, sql } from 'drizzle-orm';
 import { assertLedgerInvariants } from '../money/invariants';
 import { demoDevices, pressConfirmAtCashier, rechargeViaCashier } from '../money/money-harness';
 import { createTestApp, ONLINE_WORLD, postJson, type TestWorld, withCookie } from '../test-app';
-import { devices, ledger_entries, orders, service_prices, wallets } from '../../../server/db/schema';
+import {
+  device_sessions,
+  devices,
+  ledger_entries,
+  orders,
+  service_prices,
+  wallets,
+} from '../../../server/db/schema';
 import type {
   ConsumptionHistoryItem,
   Page,
@@ -313,6 +320,85 @@ describe('wallet pay', () => {
     }
     await assertLedgerInvariants(w.database.db);
   });
+
+  // PGlite runs one transaction at a time: there a session cannot appear between a pay's check and its insert.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    "answers busy, writing nothing, when a session takes the device between the pay's check and its insert",
+    async () => {
+      const { cookie } = await funded('o-pay-busy-race');
+      const db = w.database.db;
+      const active = await db
+        .select({ device_id: device_sessions.device_id })
+        .from(device_sessions)
+        .where(inArray(device_sessions.status, ['starting', 'running']));
+      const d = ds.find((x) => !active.some((a) => a.device_id === x.id))!;
+      const [price] = await pricesOf(d.venue_id);
+      const before = await snapshot();
+      let release!: () => void;
+      const held = new Promise<void>((ok) => (release = ok));
+      let inserted!: () => void;
+      const sessionInserted = new Promise<void>((ok) => (inserted = ok));
+      // Another writer's session on the device, not yet committed: the pay's first statement does not see it.
+      const other = db.transaction(async (tx) => {
+        const [o] = await tx
+          .insert(orders)
+          .values({
+            order_no: `race-${Date.now()}`,
+            kind: 'consume',
+            method: 'wechat',
+            status: 'pending',
+            merchant_id: d.merchant_id,
+            device_id: d.id,
+            amount_fen: 1,
+          })
+          .returning();
+        const far = new Date(Date.now() + 3600_000);
+        const [s] = await tx
+          .insert(device_sessions)
+          .values({
+            order_id: o!.id,
+            device_id: d.id,
+            minutes: 1,
+            status: 'starting',
+            ack_deadline: far,
+            command_sent_at: new Date(),
+          })
+          .returning();
+        inserted();
+        await held;
+        return { order: o!, session: s! };
+      });
+      await sessionInserted;
+      const paying = pay(cookie, {
+        device_id: d.id,
+        venue_id: d.venue_id,
+        price_id: price!.id,
+        method: 'wallet',
+      });
+      // The pay's insert now waits on the one-active-session index for the other writer.
+      for (let i = 0; ; i++) {
+        const waiting = (await db.execute(
+          sql`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%device_sessions%'`,
+        )) as unknown as { rows: unknown[] };
+        if (waiting.rows.length > 0) break;
+        if (i > 200) throw new Error('the pay never waited on the device session index');
+        await new Promise((ok) => setTimeout(ok, 25));
+      }
+      release();
+      const mine = await other;
+      const busy = await paying;
+      expect(busy.status).toBe(409);
+      expect(busy.body).toMatchObject({ code: 'DEVICE_BUSY' });
+      // Nothing of the refused pay: only the other writer's order, no entries, no balance moved.
+      expect(await snapshot()).toEqual({ ...before, orders: before.orders! + 1 });
+      await db
+        .update(device_sessions)
+        .set({ status: 'failed', failure_reason: 'test' })
+        .where(eq(device_sessions.id, mine.session.id));
+      await db.update(orders).set({ status: 'closed' }).where(eq(orders.id, mine.order.id));
+      await assertLedgerInvariants(db);
+    },
+  );
 
   it('answers the same Idempotency-Key with the first order, even when sent at once', async () => {
     const { cookie } = await funded('o-pay-idem');

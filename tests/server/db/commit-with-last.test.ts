@@ -1,0 +1,147 @@
+/**
+ * A transaction's last statement sent with its COMMIT (server/db/commit-with-last.ts), through the server's own
+ * database setup (openDatabase). On PostgreSQL (TEST_DATABASE_URL): one round trip fewer, committed when the
+ * statement's answer arrives; a failing statement or a failing COMMIT leaves nothing; a statement after it is refused;
+ * the connection serves the next transaction as usual. On PGlite the statement runs as any other.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database, Tx } from '../../../server/db/client';
+import { lastStatementCommits } from '../../../server/db/commit-with-last';
+import { createTestDb } from '../test-db';
+
+let database: Database;
+const table = sql.raw(`cwl_${randomBytes(4).toString('hex')}`);
+
+beforeAll(async () => {
+  database = await createTestDb();
+  // `b` is unique at COMMIT only: a duplicate fails the COMMIT, not the statement.
+  await database.db.execute(
+    sql`create table ${table} (a int primary key, b int, unique (b) deferrable initially deferred)`,
+  );
+  await database.db.execute(sql`insert into ${table} (a, b) values (1, 1)`);
+}, 120_000);
+afterAll(() => database?.close());
+
+type Row = { a: number };
+const rows = async (): Promise<number[]> => {
+  const r = (await database.db.execute(sql`select a from ${table} order by a`)) as unknown as { rows: Row[] };
+  return r.rows.map((x) => Number(x.a));
+};
+const insert = (tx: Tx, a: number, b: number) =>
+  tx.execute(sql`insert into ${table} (a, b) values (${a}::int, ${b}::int) returning a`);
+
+/** Counts the answers (ReadyForQuery) the transaction's connection receives, its BEGIN and COMMIT included. */
+async function roundTrips(fn: (tx: Tx) => Promise<void>): Promise<number> {
+  let n = 0;
+  let connection: NodeJS.EventEmitter | undefined;
+  const count = () => n++;
+  await database.db.transaction(async (tx) => {
+    connection = (tx._.session as unknown as { client: { connection: NodeJS.EventEmitter } }).client
+      .connection;
+    connection.on('readyForQuery', count);
+    n++; // its BEGIN, answered before the listener
+    await fn(tx);
+  });
+  connection?.off('readyForQuery', count);
+  return n;
+}
+
+/** The error's SQLSTATE or message, wherever in its chain of causes (Drizzle wraps the driver's). */
+function reasons(err: unknown): string[] {
+  const out: string[] = [];
+  for (
+    let e = err as { code?: string; message?: string; cause?: unknown } | undefined;
+    e;
+    e = e.cause as typeof e
+  )
+    out.push(e.code ?? '', e.message ?? '');
+  return out;
+}
+
+const onPostgres = () => database.kind === 'postgres';
+
+describe('the last statement with its COMMIT', () => {
+  it('on PostgreSQL: one round trip fewer, and committed when its answer arrives', async (t) => {
+    if (!onPostgres()) t.skip();
+    const before = await rows();
+    const plain = await roundTrips(async (tx) => {
+      await insert(tx, 2, 2);
+      await insert(tx, 3, 3);
+    });
+    const seen: number[][] = [];
+    const together = await roundTrips(async (tx) => {
+      await insert(tx, 4, 4);
+      const r = (await lastStatementCommits(tx, () => insert(tx, 5, 5))) as unknown as { rows: Row[] };
+      expect(r.rows).toEqual([{ a: 5 }]);
+      // Another connection sees it before the transaction's function has returned.
+      seen.push(await rows());
+    });
+    // BEGIN, two statements, COMMIT: four answers; with the COMMIT sent with the last statement, three.
+    expect([plain, together]).toEqual([4, 3]);
+    expect(seen).toEqual([[...before, 2, 3, 4, 5]]);
+    expect(await rows()).toEqual([...before, 2, 3, 4, 5]);
+  });
+
+  // `a` 1 exists: the statement fails at once; `b` 1 exists: the COMMIT fails (`b` is checked at COMMIT).
+  it.each([
+    ['the statement', [11, 1, 11], false],
+    ['the COMMIT', [20, 21, 1], true],
+  ] as const)(
+    'leaves nothing when %s fails, and the connection serves the next transaction',
+    async (_, [first, a, b], nextCommitsWithLast) => {
+      const before = await rows();
+      const err = await database.db
+        .transaction(async (tx) => {
+          await insert(tx, first, first + 100);
+          await lastStatementCommits(tx, () => insert(tx, a, b));
+        })
+        .catch((e: unknown) => e);
+      expect(reasons(err)).toContain('23505');
+      expect(await rows()).toEqual(before);
+      const next = first + 1;
+      await database.db.transaction(async (tx) => {
+        if (nextCommitsWithLast) await lastStatementCommits(tx, () => insert(tx, next, next + 100));
+        else await insert(tx, next, next + 100);
+      });
+      expect(await rows()).toEqual([...before, next]);
+    },
+  );
+
+  it('on PostgreSQL: refuses a statement after it (it would run outside the transaction)', async (t) => {
+    if (!onPostgres()) t.skip();
+    const before = await rows();
+    const err = await database.db
+      .transaction(async (tx) => {
+        await lastStatementCommits(tx, () => insert(tx, 30, 30));
+        await insert(tx, 31, 31);
+      })
+      .catch((e: unknown) => e as Error);
+    expect(reasons(err)).toContain('statement after the transaction committed with its last statement');
+    // The first is committed (nothing can undo it), the second never ran.
+    expect(await rows()).toEqual([...before, 30]);
+    await database.db.transaction(async (tx) => {
+      await insert(tx, 32, 32);
+    });
+    expect(await rows()).toEqual([...before, 30, 32]);
+  });
+
+  it('rolls back as usual when the function fails before sending its statement', async () => {
+    const before = await rows();
+    const err = await database.db
+      .transaction(async (tx) => {
+        await insert(tx, 40, 40);
+        await lastStatementCommits(tx, () => Promise.reject(new Error('refused before the statement')));
+      })
+      .catch((e: unknown) => e as Error);
+    expect((err as Error).message).toBe('refused before the statement');
+    expect(await rows()).toEqual(before);
+    // The connection's next transaction is a plain one: its statements and COMMIT as usual.
+    await database.db.transaction(async (tx) => {
+      await insert(tx, 41, 41);
+      await insert(tx, 42, 42);
+    });
+    expect(await rows()).toEqual([...before, 41, 42]);
+  });
+});
