@@ -7,7 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { sendCommitWithLast } from './commit-with-last';
+import { resetCommitWithLast, sendCommitWithLast } from './commit-with-last';
 import { namePreparedStatements, statementNames } from './pg-prepared';
 
 /**
@@ -86,6 +86,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       countCalls(client, 'query', counter);
       if (names) namePreparedStatements(client, names);
     });
+    pool.on('release', (_err: unknown, client: unknown) => resetCommitWithLast(client as never));
     // An idle connection dropped by the server (restart, failover, admin) must not crash the process: the pool
     // replaces it, and queries in flight fail with their own error.
     pool.on('error', (err) => console.error('database: idle connection lost:', err.message));

@@ -16,7 +16,13 @@
  *   caller, nothing is written;
  * - it succeeds: the statement's rows are the answer, the transaction is committed, and the COMMIT Drizzle sends when
  *   the transaction's function returns is answered here without a round trip. Any other statement on that
- *   transaction after it is refused with an error (it would otherwise run outside the transaction).
+ *   transaction after it is refused with an error (it would otherwise run outside the transaction), until Drizzle's
+ *   COMMIT or ROLLBACK ends it;
+ * - the connection is lost after the write: as for a COMMIT sent alone, whether it committed is unknown, now for the
+ *   statement too (the caller's error path must not assume a rollback: the pay's Idempotency-Key finds the order,
+ *   and the devices scheduler sends a start command the answer did not).
+ * A statement whose rows fail to parse in node-postgres is reported as an error after its COMMIT has run (the pay's
+ * and the booking's return only integers).
  *
  * On PGlite there is no round trip to save (the engine runs on the server's thread and transactions run one at a
  * time): the statement runs as usual and Drizzle commits.
@@ -82,8 +88,8 @@ const ARM = Symbol('the next statement carries the COMMIT');
 
 interface Client {
   query(...args: unknown[]): unknown;
-  /** Arms the next statement (true), or disarms it if no statement was sent (false). */
-  [ARM]?: (on: boolean) => void;
+  /** Arms the next statement (true), disarms it if no statement was sent (false), or resets (null). */
+  [ARM]?: (on: boolean | null) => void;
 }
 
 const textOf = (config: unknown): string | undefined =>
@@ -107,17 +113,21 @@ export function sendCommitWithLast(client: Client, pg: { Query: unknown }): void
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   let state: 'off' | 'armed' | 'committed' = 'off';
   client[ARM] = (on) => {
-    if (on) state = 'armed';
+    if (on === null || on) state = on ? 'armed' : 'off';
     else if (state === 'armed') state = 'off';
   };
   client.query = (...args: unknown[]) => {
     const [config, values, callback] = args;
     if (state === 'committed') {
-      state = 'off';
       const text = textOf(config)?.trim().toLowerCase();
-      if (text === 'commit') return Promise.resolve(COMMITTED);
+      if (text === 'commit') {
+        state = 'off';
+        return Promise.resolve(COMMITTED);
+      }
       // The caller failed after the commit: its ROLLBACK only meets "no transaction in progress".
-      if (text !== 'rollback')
+      if (text === 'rollback') state = 'off';
+      // Anything else would run outside the transaction: refused until the transaction's COMMIT or ROLLBACK.
+      else
         return Promise.reject(new Error('statement after the transaction committed with its last statement'));
     }
     if (state === 'armed') {
@@ -126,12 +136,18 @@ export function sendCommitWithLast(client: Client, pg: { Query: unknown }): void
         typeof config === 'object' &&
         config !== null &&
         !('submit' in config) &&
+        // A portal read in pages is answered over several round trips: it goes as usual.
+        !(config as { rows?: unknown }).rows &&
         typeof values !== 'function' &&
         typeof callback !== 'function';
       if (plain) {
         return new Promise((resolve, reject) => {
           const q = new Commit(config, values);
+          let settled = false;
+          // node-postgres may call back twice (an error binding the values, then the ReadyForQuery): the first counts.
           q.callback = (err, res) => {
+            if (settled) return;
+            settled = true;
             if (err) return reject(err);
             if (q.rolledBack) return reject(new Error('the transaction had failed: COMMIT rolled it back'));
             state = 'committed';
@@ -145,13 +161,21 @@ export function sendCommitWithLast(client: Client, pg: { Query: unknown }): void
   };
 }
 
+/** A connection goes back to the pool as it came: nothing armed, nothing to answer (pg-pool's `release` event). */
+export function resetCommitWithLast(client: Client): void {
+  client[ARM]?.(null);
+}
+
 /**
  * Runs `run`, whose first statement must be the last of the transaction `tx`, with the COMMIT sent alongside it on
- * node-postgres (see above); on PGlite, as it is. After it resolves the transaction is committed: the caller
- * returns, and nothing it does can roll the transaction back.
+ * node-postgres (see above); on PGlite, or inside a nested transaction (a savepoint: its COMMIT would end the outer
+ * one), as it is. After it resolves the transaction is committed: the caller returns, and nothing it does can roll
+ * the transaction back.
  */
 export async function lastStatementCommits<R>(tx: unknown, run: () => Promise<R>): Promise<R> {
-  const client = (tx as { _: { session: { client: Client } } })._.session.client;
+  const t = tx as { nestedIndex?: number; _: { session: { client: Client } } };
+  if (t.nestedIndex) return run();
+  const client = t._.session.client;
   client[ARM]?.(true);
   try {
     return await run();

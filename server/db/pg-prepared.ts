@@ -5,8 +5,8 @@
  * per-connection record of what it parsed, and re-parses a name whose Parse failed.
  *
  * Limits: at most PG_PREPARED_MAX names per connection (later texts run unnamed there); a statement whose table
- * changed shape under it (SQLSTATE 0A000, e.g. another instance migrated) gets a new name, so its next run parses
- * afresh instead of failing on that connection forever. A pooler that does not keep prepared statements per client
+ * changed shape under it (SQLSTATE 0A000, e.g. another instance migrated), or whose values node-postgres could not
+ * send, gets a new name, so its next run parses afresh instead of failing on that connection forever. A pooler that does not keep prepared statements per client
  * (PgBouncer in transaction mode before 1.21) needs DATABASE_PREPARED=off.
  */
 export const PG_PREPARED_MAX = 200;
@@ -70,6 +70,16 @@ export function statementNames(): StatementNames {
 /** SQLSTATE 0A000 "cached plan must not change result type": a table the statement reads changed shape. */
 export const isStalePlan = (err: unknown) => (err as { code?: string } | null)?.code === '0A000';
 
+/**
+ * After this error the name must not be used again on that connection: a stale plan (0A000); a statement the server
+ * no longer has (26000); or a failure in node-postgres before the statement left (no SQLSTATE: a value it could not
+ * serialize), after which it closes the prepared statement on the server but still counts it as parsed.
+ */
+const needsNewName = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === undefined || code === '0A000' || code === '26000';
+};
+
 /** Wraps one connection's `query` so repeated texts run as named statements. */
 export function namePreparedStatements(client: Queryable, names: StatementNames): void {
   const orig = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -93,7 +103,7 @@ export function namePreparedStatements(client: Queryable, names: StatementNames)
     const last = args[args.length - 1];
     const cb = typeof last === 'function' ? (last as Callback) : undefined;
     const onError = (err: unknown) => {
-      if (isStalePlan(err)) names.renew(config.text);
+      if (needsNewName(err)) names.renew(config.text);
     };
     if (cb) {
       return orig(named, (err: Error | null, res?: unknown) => {

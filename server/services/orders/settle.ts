@@ -135,8 +135,9 @@ export async function settleWechatPayment(
       memo: `微信支付 ${order.order_no}`,
       ...movementArrays({ kind: order.kind, entries }),
     });
-  // The caller's last statement: on PostgreSQL the COMMIT goes with it (D32). An order gone meanwhile gets no
-  // movement either (`t` follows `o`), so committing then writes nothing.
+  // The caller's last statement: on PostgreSQL the COMMIT goes with it (D32). The caller holds the order's row lock,
+  // so it cannot be gone; were it, the movement would not be written either (`t` follows `o`), but what the caller
+  // wrote before (the notification's record) would be committed with the error below.
   const [row] = await (opts.last ? lastStatementCommits(tx, posting) : posting());
   if (row?.order_id == null) throw new OrderMoneyError(`order ${order.order_no} vanished while being paid`);
   // The caller holds the order's row lock, and the statement changed only these three columns.

@@ -115,11 +115,13 @@ describe('the last statement with its COMMIT', () => {
     const err = await database.db
       .transaction(async (tx) => {
         await lastStatementCommits(tx, () => insert(tx, 30, 30));
-        await insert(tx, 31, 31);
+        // Refused as long as the transaction lasts, even when the caller goes on after the first refusal.
+        await insert(tx, 31, 31).catch(() => undefined);
+        await insert(tx, 33, 33);
       })
       .catch((e: unknown) => e as Error);
     expect(reasons(err)).toContain('statement after the transaction committed with its last statement');
-    // The first is committed (nothing can undo it), the second never ran.
+    // The first is committed (nothing can undo it), the others never ran.
     expect(await rows()).toEqual([...before, 30]);
     await database.db.transaction(async (tx) => {
       await insert(tx, 32, 32);
@@ -127,11 +129,44 @@ describe('the last statement with its COMMIT', () => {
     expect(await rows()).toEqual([...before, 30, 32]);
   });
 
+  it('on PostgreSQL: a value that cannot be sent fails the statement once, and the transaction goes on', async (t) => {
+    if (!onPostgres()) t.skip();
+    const before = await rows();
+    // node-postgres reports this error, then calls back a second time at the ReadyForQuery.
+    const unsendable = {
+      toPostgres: () => {
+        throw new Error('no wire form');
+      },
+    };
+    await database.db.transaction(async (tx) => {
+      const err = await lastStatementCommits(tx, () => insert(tx, unsendable as never, 50)).catch(
+        (e: unknown) => e,
+      );
+      expect(reasons(err)).toContain('no wire form');
+      await insert(tx, 51, 51);
+    });
+    expect(await rows()).toEqual([...before, 51]);
+  });
+
+  it('inside a nested transaction (a savepoint) runs as usual: the outer one still decides', async () => {
+    const before = await rows();
+    const err = await database.db
+      .transaction(async (tx) => {
+        await tx.transaction(async (sp) => {
+          await lastStatementCommits(sp, () => insert(sp, 60, 60));
+        });
+        throw new Error('the outer transaction refuses');
+      })
+      .catch((e: unknown) => e as Error);
+    expect((err as Error).message).toBe('the outer transaction refuses');
+    expect(await rows()).toEqual(before);
+  });
+
   it('rolls back as usual when the function fails before sending its statement', async () => {
     const before = await rows();
     const err = await database.db
       .transaction(async (tx) => {
-        await insert(tx, 40, 40);
+        await insert(tx, 70, 70);
         await lastStatementCommits(tx, () => Promise.reject(new Error('refused before the statement')));
       })
       .catch((e: unknown) => e as Error);
@@ -139,9 +174,9 @@ describe('the last statement with its COMMIT', () => {
     expect(await rows()).toEqual(before);
     // The connection's next transaction is a plain one: its statements and COMMIT as usual.
     await database.db.transaction(async (tx) => {
-      await insert(tx, 41, 41);
-      await insert(tx, 42, 42);
+      await insert(tx, 71, 71);
+      await insert(tx, 72, 72);
     });
-    expect(await rows()).toEqual([...before, 41, 42]);
+    expect(await rows()).toEqual([...before, 71, 72]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * On PostgreSQL (TEST_DATABASE_URL): named prepared statements on node-postgres (server/db/pg-prepared.ts). A text
  * runs unnamed the first time and from its prepared statement after; the callback form that `pool.query` uses
- * works; a plan gone stale under a changed table is parsed again under a new name; a connection keeps at most
+ * works; a plan gone stale under a changed table, or a statement closed after a value that could not be sent, is
+ * parsed again under a new name; a connection keeps at most
  * PG_PREPARED_MAX; statements without parameters pass as they are. PGlite has its own path: skipped there. The
  * record of first sightings is bounded by count and by length, on either database.
  */
@@ -80,6 +81,25 @@ describe.skipIf(!url)('named prepared statements on node-postgres', () => {
       );
       if (!Array.isArray(first)) expect(first).toMatchObject({ code: '0A000' });
       expect((await c.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
+    } finally {
+      c.release();
+    }
+  });
+
+  it('parses again under a new name after a value it could not send (node-postgres closed the statement)', async () => {
+    const c = await pool.connect();
+    try {
+      const text = `select a from ${table} where a = $1::int`;
+      await c.query(text, [1]);
+      expect((await c.query(text, [1])).rows).toEqual([{ a: 1 }]);
+      const unsendable = {
+        toPostgres: () => {
+          throw new Error('no wire form');
+        },
+      };
+      await expect(c.query(text, [unsendable])).rejects.toThrow('no wire form');
+      expect((await c.query(text, [1])).rows).toEqual([{ a: 1 }]);
+      expect((await c.query(text, [1])).rows).toEqual([{ a: 1 }]);
     } finally {
       c.release();
     }
