@@ -88,8 +88,8 @@ const ARM = Symbol('the next statement carries the COMMIT');
 
 interface Client {
   query(...args: unknown[]): unknown;
-  /** Arms the next statement (true), disarms it if no statement was sent (false), or resets (null). */
-  [ARM]?: (on: boolean | null) => void;
+  /** Arms the next statement; disarms it if no statement was sent; or resets whatever the state. */
+  [ARM]?: (to: 'arm' | 'disarm' | 'reset') => void;
 }
 
 const textOf = (config: unknown): string | undefined =>
@@ -112,9 +112,9 @@ export function sendCommitWithLast(client: Client, pg: { Query: unknown }): void
   const Commit = QueryThenCommit;
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   let state: 'off' | 'armed' | 'committed' = 'off';
-  client[ARM] = (on) => {
-    if (on === null || on) state = on ? 'armed' : 'off';
-    else if (state === 'armed') state = 'off';
+  client[ARM] = (to) => {
+    if (to === 'arm') state = 'armed';
+    else if (to === 'reset' || state === 'armed') state = 'off';
   };
   client.query = (...args: unknown[]) => {
     const [config, values, callback] = args;
@@ -163,7 +163,7 @@ export function sendCommitWithLast(client: Client, pg: { Query: unknown }): void
 
 /** A connection goes back to the pool as it came: nothing armed, nothing to answer (pg-pool's `release` event). */
 export function resetCommitWithLast(client: Client): void {
-  client[ARM]?.(null);
+  client[ARM]?.('reset');
 }
 
 /**
@@ -176,11 +176,11 @@ export async function lastStatementCommits<R>(tx: unknown, run: () => Promise<R>
   const t = tx as { nestedIndex?: number; _: { session: { client: Client } } };
   if (t.nestedIndex) return run();
   const client = t._.session.client;
-  client[ARM]?.(true);
+  client[ARM]?.('arm');
   try {
     return await run();
   } finally {
     // `run` failed before it sent a statement: the ROLLBACK that follows must not carry a COMMIT.
-    client[ARM]?.(false);
+    client[ARM]?.('disarm');
   }
 }
