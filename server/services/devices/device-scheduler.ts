@@ -154,26 +154,49 @@ export async function tick(ctx: SchedulerContext): Promise<TickResult> {
 }
 
 /**
- * Runs `pass` every `tickMs`, never two at once (a pass still running when the next is due skips that one); the
- * returned function stops the timer and resolves once the pass in flight is over.
+ * Runs `pass` one at a time in this process: `run()` waits for the pass in flight, then runs its own, so what was
+ * due when it was called is done when it resolves (another pass holding a row would otherwise make this one skip
+ * it, `SKIP LOCKED`, and return before that row's change is committed).
  */
-export function runPeriodically(pass: () => Promise<unknown>, tickMs: number): () => Promise<void> {
-  let running = false;
-  let stopped = false;
-  let inFlight: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = true;
-    inFlight = pass()
-      .catch((err) => console.error('device scheduler tick failed:', err))
-      .finally(() => {
-        running = false;
+export function oneAtATime<T>(pass: () => Promise<T>) {
+  let tail: Promise<unknown> = Promise.resolve();
+  let pending = 0;
+  return {
+    run(): Promise<T> {
+      pending++;
+      const p = tail.then(pass).finally(() => {
+        pending--;
       });
+      tail = p.catch(() => undefined);
+      return p;
+    },
+    get busy() {
+      return pending > 0;
+    },
+    /** Resolves once every pass asked for so far is over. */
+    get settled(): Promise<unknown> {
+      return tail;
+    },
+  };
+}
+
+/**
+ * Runs `passes` every `tickMs`, never two at once (a pass running or asked for when the next is due skips that
+ * one); the returned function stops the timer and resolves once the passes in flight are over.
+ */
+export function runPeriodically(
+  passes: ReturnType<typeof oneAtATime<unknown>>,
+  tickMs: number,
+): () => Promise<void> {
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (passes.busy || stopped) return;
+    passes.run().catch((err) => console.error('device scheduler tick failed:', err));
   }, tickMs);
   timer.unref?.();
   return async () => {
     stopped = true;
     clearInterval(timer);
-    await inFlight;
+    await passes.settled;
   };
 }

@@ -9,6 +9,7 @@ import { createEventQueue } from './device-event-queue';
 import { createEventHandler } from './device-events';
 import {
   dispatch,
+  oneAtATime,
   runPeriodically,
   sentMarker,
   tick,
@@ -38,7 +39,10 @@ export interface DevicesService {
    * committed. Safe to call twice or to race the scheduler: only the caller that marks `command_sent_at` sends.
    */
   dispatch(session_id: number): Promise<void>;
-  /** One scheduler pass: unsent commands, missed acknowledgement deadlines, sessions due to end. */
+  /**
+   * One scheduler pass (unsent commands, missed acknowledgement deadlines, sessions due to end), after the pass in
+   * flight in this process if any: what was due at the call is done when it resolves.
+   */
   tick(): Promise<TickResult>;
   /** Subscribes to the gateway, opens it and starts the periodic tick; the returned function undoes all that. */
   start(): Promise<() => Promise<void>>;
@@ -72,11 +76,12 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
   };
   const handle = createEventHandler({ db, refundOrder, sendStop: (s) => sendStop(db, gateway, s) });
   const events = createEventQueue(handle);
+  const passes = oneAtATime(() => tick(ctx));
 
   return {
     gateway,
     dispatch: (session_id) => dispatch(ctx, session_id),
-    tick: () => tick(ctx),
+    tick: () => passes.run(),
     handle,
     settle: events.settle,
     async stop(session_id) {
@@ -89,7 +94,7 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
       await gateway.open();
       // The first heartbeats are written before the server takes requests, so devices show online at once.
       await events.settle();
-      const stopTicks = runPeriodically(() => tick(ctx), tickMs);
+      const stopTicks = runPeriodically(passes, tickMs);
       return async () => {
         const ticksOver = stopTicks();
         unsubscribe();

@@ -3,7 +3,7 @@
  * TEST_DATABASE_URL), with real money: wallet pays and refunds go through the money services, and the
  * shared ledger invariants are checked after every money-moving case.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { statementCounter, type Database } from '../../../server/db/client';
 import { device_sessions, devices, orders, wallets } from '../../../server/db/schema';
@@ -30,6 +30,8 @@ import {
   priceFor,
   seed,
 } from './devices-fixtures';
+
+const onPostgres = it.skipIf(!process.env.TEST_DATABASE_URL);
 
 let database: Database;
 let clock = new Date('2026-11-21T08:00:00Z');
@@ -423,6 +425,46 @@ describe('scheduler robustness', () => {
     await database.db.delete(orders).where(eq(orders.id, unpaid!.id));
     await assertLedgerInvariants(database.db, { settled: true });
   });
+
+  // PostgreSQL only: PGlite runs one transaction at a time, so a pass never finds a row another one holds.
+  onPostgres(
+    'a pass asked for while another runs waits for it: what was due is done when it resolves',
+    async () => {
+      const { order, session_id, price } = await payFromWallet(database.db, member, 4, clock);
+      await service.dispatch(session_id);
+      await until(async () => (await session(session_id)).status === 'running', 'ack');
+      advance(price.minutes * 60_000 + 1000);
+      // Another writer holds the order: the first pass claims the due session, then waits on it.
+      let release!: () => void;
+      const holder = database.db.transaction(async (tx) => {
+        await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, order.id)).for('update');
+        await new Promise<void>((ok) => (release = ok));
+      });
+      await until(async () => release, 'the order held');
+      const settledOrder: string[] = [];
+      const first = service.tick().finally(() => settledOrder.push('first'));
+      for (let i = 0; ; i++) {
+        const waiting = (await database.db.execute(
+          sql`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%update "orders"%'`,
+        )) as unknown as { rows: unknown[] };
+        if (waiting.rows.length > 0) break;
+        if (i > 200) throw new Error('the first pass never waited on the order');
+        await new Promise((ok) => setTimeout(ok, 25));
+      }
+      // The second pass would skip the claimed session (SKIP LOCKED) and return at once, before the first commits;
+      // it must return only after the first. Time for a pass that does not wait to show it (no figure is asserted).
+      const second = service.tick().finally(() => settledOrder.push('second'));
+      await Promise.race([second, new Promise((ok) => setTimeout(ok, 300))]);
+      release();
+      await holder;
+      const [a, b] = await Promise.all([first, second]);
+      expect(settledOrder).toEqual(['first', 'second']);
+      expect({ first: a.ended, second: b.ended }).toEqual({ first: 1, second: 0 });
+      expect((await session(session_id)).status).toBe('ended');
+      expect((await orderRow(database.db, order.id)).status).toBe('completed');
+      await assertLedgerInvariants(database.db, { settled: true });
+    },
+  );
 });
 
 describe('restart', () => {
