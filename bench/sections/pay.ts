@@ -34,6 +34,12 @@ import { floorPayer, loadBare, loadHttp } from '../pay-floor';
 const MEMBERS = 64;
 /** Pays sent one at a time after the load, to count the statements of one pay. */
 const SEQUENTIAL = 10;
+/**
+ * Pays through the `node:http` floor and through the app before the timed rounds, not measured: the app's code
+ * (routing, validation, SQL building) is compiled by V8 as it runs, and without this its first round ran slower
+ * than its later ones in four runs of five (docs/performance.md, "Warmed up before the rounds").
+ */
+const WARM_UP = 320;
 
 /** Bench fixtures: enough online devices for every request, members with money and a live session each. */
 async function prepare(server: RunningServer, count: number) {
@@ -172,7 +178,7 @@ async function requestPathStatements(server: RunningServer, url: string, fx: Fix
   const counter = statementCounter(server.deps.db);
   if (!counter) return undefined;
   let fewest = Infinity;
-  for (let i = from; i < fx.ids.length; i++) {
+  for (let i = from; i < from + SEQUENTIAL; i++) {
     const before = counter.count;
     await appPay(url, fx, i, `bench-seq-${i}`);
     fewest = Math.min(fewest, counter.count - before);
@@ -204,8 +210,9 @@ async function walletPays(
     const c = ctx.limits.concurrency;
     // One device more than the floor's run uses: its pay below is the warm-up.
     const floorFx = await prepare(server, n + 1);
-    const httpFx = await prepare(server, n);
-    const fx = await prepare(server, n + SEQUENTIAL);
+    // Each with the devices of its warm-up pays after the timed runs' (and, for the app, the sequential pays').
+    const httpFx = await prepare(server, n + WARM_UP);
+    const fx = await prepare(server, n + SEQUENTIAL + WARM_UP);
     const floorPay = await floorPayer(server.deps.db, floorFx, server.deps.devices);
     // Its start command has the simulator connect every device added above (sim-fleet's refresh), about 6,000 MQTT
     // clients: that burst happens here, awaited to the last device, before any timed run.
@@ -228,6 +235,11 @@ async function walletPays(
     let appStatements = 0;
     const load = os.loadavg()[0]!.toFixed(1);
     const url = `http://127.0.0.1:${server.port}/backend/user/pay`;
+    ctx.log(`wallet-pay (${db}): ${WARM_UP} pays through each to warm up, not measured`);
+    const warm = { ...limits, maxRequests: WARM_UP };
+    await loadHttp((i) => httpPay(n + i), warm);
+    await runHttpLoad((i) => payRequest(url, fx, n + SEQUENTIAL + i, `bench-warm-${i}`), warm);
+    const warmInv = await settledViolations(server);
     const runs = await alternating(
       n,
       ROUNDS,
@@ -273,7 +285,7 @@ async function walletPays(
           `${perPay ?? '?'} statements while one pay is in flight (its own and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
           `per pay over the run (start command, acknowledgement, heartbeats included); load average ${load}; ` +
           (offline > 0 ? `${offline} simulated devices not connected; ` : '') +
-          invNote([...appInv, ...seqInv]),
+          invNote([...warmInv, ...appInv, ...seqInv]),
       ),
     ];
   } finally {

@@ -1,8 +1,10 @@
 /**
- * Calls that arrive while one is running go together in the next run (docs/performance.md, "Acknowledgements and
- * start commands in batches"). The first call runs at once, alone; the calls made while a run is in flight wait for
- * it, then run as one batch (up to `max` items). Nothing waits on a timer, so a quiet server answers as before,
- * and a busy one sends one statement for many items instead of one each.
+ * Calls that arrive together go in one run (docs/performance.md, "Acknowledgements and start commands in batches").
+ * The calls of one turn of the event loop run together at its end (`setImmediate`, not a timer: the same turn's
+ * I/O is done, nothing waits longer); the calls made while a run is in flight wait for it, then run as one batch (up
+ * to `max` items each). A quiet server answers as before, and a busy one sends one statement for many items
+ * instead of one each. On PGlite the engine answers within the turn, so every pay of a turn used to find the batch
+ * idle and mark its start command alone ("Start commands of one turn in one statement").
  *
  * `run` gets the items and answers one result per item, in the same order. When a batch of several fails, each item
  * is run again on its own, so one bad item (or a deadlock between two instances' batches) fails only its own call.
@@ -42,7 +44,10 @@ export function batched<T, R>(run: (items: T[]) => Promise<R[]>, max = 64): (ite
   return (item) =>
     new Promise<R>((ok, fail) => {
       waiting.push({ item, ok, fail });
-      if (!running) void drain();
+      if (!running) {
+        running = true;
+        setImmediate(() => void drain());
+      }
     });
 }
 

@@ -1,4 +1,7 @@
-/** server/lib/batch.ts: the first call runs alone and at once; calls made meanwhile run together next. */
+/**
+ * server/lib/batch.ts: the calls of one turn of the event loop run together at its end; the calls made while that
+ * runs, together next.
+ */
 import { describe, expect, it } from 'vitest';
 import { batched, rowsByKey } from '../../../server/lib/batch';
 
@@ -19,23 +22,32 @@ function gated() {
   return { batches, run, release };
 }
 
+/** The rest of this turn of the event loop (the batcher's own turn-end callback was queued first). */
+const turn = () => new Promise((r) => setImmediate(r));
+
 describe('batched', () => {
-  it('runs a first call at once, alone, and the calls made meanwhile as one batch after it', async () => {
+  it('runs the calls of one turn together at its end, and the calls made while they run as one batch after', async () => {
     const g = gated();
     const call = batched(g.run);
-    const first = call(1);
-    const rest = [call(2), call(3), call(4)];
-    expect(g.batches).toEqual([[1]]);
+    const first = [call(1), call(2)];
+    expect(g.batches).toEqual([]);
+    await turn();
+    expect(g.batches).toEqual([[1, 2]]);
+    const rest = [call(3), call(4), call(5)];
     await g.release();
-    expect(await first).toBe(2);
+    expect(await Promise.all(first)).toEqual([2, 4]);
     await g.release();
-    expect(await Promise.all(rest)).toEqual([4, 6, 8]);
-    expect(g.batches).toEqual([[1], [2, 3, 4]]);
-    // Quiet again: the next call runs at once, alone.
-    const later = call(5);
-    expect(g.batches.at(-1)).toEqual([5]);
+    expect(await Promise.all(rest)).toEqual([6, 8, 10]);
+    expect(g.batches).toEqual([
+      [1, 2],
+      [3, 4, 5],
+    ]);
+    // Quiet again: a lone call runs alone, at the end of its turn.
+    const later = call(6);
+    await turn();
+    expect(g.batches.at(-1)).toEqual([6]);
     await g.release();
-    expect(await later).toBe(10);
+    expect(await later).toBe(12);
   });
 
   it('splits what waits into batches of at most `max` items', async () => {
@@ -44,13 +56,14 @@ describe('batched', () => {
     const all = [call(1), call(2), call(3), call(4), call(5)];
     for (let i = 0; i < 3; i++) await g.release();
     expect(await Promise.all(all)).toEqual([2, 4, 6, 8, 10]);
-    expect(g.batches).toEqual([[1], [2, 3], [4, 5]]);
+    expect(g.batches).toEqual([[1, 2], [3, 4], [5]]);
   });
 
   it('runs the items of a failed batch one by one, so only the bad one fails', async () => {
     const g = gated();
     const call = batched(g.run);
     const first = call(1);
+    await turn();
     const good = call(7);
     const bad = call(-1);
     await g.release(); // [1]
