@@ -37,7 +37,7 @@ const SEQUENTIAL = 10;
 /**
  * Pays through the `node:http` floor and through the app before the timed rounds, not measured: the app's code
  * (routing, validation, SQL building) is compiled by V8 as it runs, and without this its first round ran slower
- * than its later ones in four runs of five (docs/performance.md, "Warmed up before the rounds").
+ * than its later ones in five runs of six (docs/performance.md, "Warmed up before the rounds").
  */
 const WARM_UP = 320;
 
@@ -229,7 +229,6 @@ async function walletPays(
     const bareInv = await settledViolations(server);
     // The node:http floor and the app in alternating rounds (bench/lib.ts, `alternating`), the ledger checked after
     // each; the statements counted over the app's rounds only.
-    ctx.log(`wallet-pay (${db}): node:http floor and the app, ${ROUNDS} rounds each`);
     const httpPay = await floorPayer(server.deps.db, httpFx, server.deps.devices);
     const counter = statementCounter(server.deps.db);
     let appStatements = 0;
@@ -240,6 +239,7 @@ async function walletPays(
     await loadHttp((i) => httpPay(n + i), warm);
     await runHttpLoad((i) => payRequest(url, fx, n + SEQUENTIAL + i, `bench-warm-${i}`), warm);
     const warmInv = await settledViolations(server);
+    ctx.log(`wallet-pay (${db}): node:http floor and the app, ${ROUNDS} rounds each`);
     const runs = await alternating(
       n,
       ROUNDS,
