@@ -141,10 +141,11 @@ export async function tick(ctx: SchedulerContext): Promise<TickResult> {
     .from(device_sessions)
     .where(and(eq(device_sessions.status, 'starting'), isNull(device_sessions.command_sent_at)))
     .limit(BATCH);
-  for (const { id } of unsent) {
-    await dispatch(ctx, id);
-    result.dispatched++;
-  }
+  // Together, so their marks go in one statement (server/lib/batch.ts), not one turn of the event loop each.
+  const sent = await Promise.allSettled(unsent.map(({ id }) => dispatch(ctx, id)));
+  const failed = sent.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
+  result.dispatched = unsent.length;
 
   result.failed = await drain(ctx, 'starting', at, (tx, id) =>
     failSession(tx, ctx.refundOrder, id, REFUND_REASONS.noAck, at),

@@ -445,7 +445,7 @@ describe('scheduler robustness', () => {
       const first = service.tick().finally(() => settledOrder.push('first'));
       for (let i = 0; ; i++) {
         const waiting = (await database.db.execute(
-          sql`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%update "orders"%'`,
+          sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%update "orders"%'`,
         )) as unknown as { rows: unknown[] };
         if (waiting.rows.length > 0) break;
         if (i > 200) throw new Error('the first pass never waited on the order');
