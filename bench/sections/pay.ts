@@ -227,8 +227,6 @@ async function walletPays(
     ctx.log(`wallet-pay (${db}): bare SQL floor`);
     const bare = await loadBare(floorPay, limits);
     const bareInv = await settledViolations(server);
-    // The node:http floor and the app in alternating rounds (bench/lib.ts, `alternating`), the ledger checked after
-    // each; the statements counted over the app's rounds only.
     const httpPay = await floorPayer(server.deps.db, httpFx, server.deps.devices);
     const counter = statementCounter(server.deps.db);
     let appStatements = 0;
@@ -240,6 +238,8 @@ async function walletPays(
     await runHttpLoad((i) => payRequest(url, fx, n + SEQUENTIAL + i, `bench-warm-${i}`), warm);
     const warmInv = await settledViolations(server);
     ctx.log(`wallet-pay (${db}): node:http floor and the app, ${ROUNDS} rounds each`);
+    // The node:http floor and the app in alternating rounds (bench/lib.ts, `alternating`), the ledger checked after
+    // each; the statements counted over the app's rounds only.
     const runs = await alternating(
       n,
       ROUNDS,

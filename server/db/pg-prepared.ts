@@ -6,8 +6,9 @@
  *
  * Limits: at most PG_PREPARED_MAX names per connection (later texts run unnamed there); a statement whose table
  * changed shape under it (SQLSTATE 0A000, e.g. another instance migrated), or whose values node-postgres could not
- * send, gets a new name, so its next run parses afresh instead of failing on that connection forever. A pooler that does not keep prepared statements per client
- * (PgBouncer in transaction mode before 1.21) needs DATABASE_PREPARED=off.
+ * send, gets a new name, so its next run parses afresh instead of failing on that connection forever. A pooler
+ * that does not keep prepared statements per client (PgBouncer in transaction mode before 1.21) needs
+ * DATABASE_PREPARED=off.
  */
 export const PG_PREPARED_MAX = 200;
 /**

@@ -1,10 +1,10 @@
 /**
- * Calls that arrive together go in one run (docs/performance.md, "Acknowledgements and start commands in batches").
- * The calls of one turn of the event loop run together at its end (`setImmediate`, not a timer: the same turn's
- * I/O is done, nothing waits longer); the calls made while a run is in flight wait for it, then run as one batch (up
- * to `max` items each). A quiet server answers as before, and a busy one sends one statement for many items
- * instead of one each. On PGlite the engine answers within the turn, so every pay of a turn used to find the batch
- * idle and mark its start command alone ("Start commands of one turn in one statement").
+ * Calls that arrive together go in one run (docs/decisions.md D30 and D33). The calls of one turn of the event loop
+ * run together at its end (`setImmediate`, not a timer: the same turn's I/O is done, nothing waits longer); the
+ * calls made while a run is in flight wait for it, then run as one batch (up to `max` items each). A quiet server
+ * answers as before, and a busy one sends one statement for many items instead of one each. On PGlite the engine
+ * answers within the turn, so every pay of a turn used to find the batch idle and mark its start command alone
+ * (docs/performance.md, "Start commands of one turn in one statement").
  *
  * `run` gets the items and answers one result per item, in the same order. When a batch of several fails, each item
  * is run again on its own, so one bad item (or a deadlock between two instances' batches) fails only its own call.
