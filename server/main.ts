@@ -1,6 +1,6 @@
 /**
  * `npm start`: builds the client when dist/ is missing or older than the sources, then starts the server with the
- * process environment and shuts it down gracefully on SIGTERM / SIGINT (hooks, HTTP server, database).
+ * process environment and shuts it down gracefully on SIGTERM / SIGINT (HTTP server, hooks, database).
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

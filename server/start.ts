@@ -1,7 +1,8 @@
 /**
  * Starts the whole server in-process: environment, database (migrations), base + demo data, start hooks, the Hono
  * app on PORT (0 = a free port). Used by `server/main.ts` (npm start), `scripts/dev.ts`, the restart test and the
- * bench. `close()` stops hooks (reverse order), the HTTP server and the database, in that order.
+ * bench. `close()` stops taking requests and waits for those in flight (the HTTP server), then stops the hooks
+ * (reverse order) and closes the database, in that order.
  */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -56,9 +57,12 @@ export async function startServer(
   });
   const stops: (() => Promise<void> | void)[] = [];
   const listener: Listener = { fetch: starting };
+  // Requests first, then the background work they rely on: a pay accepted while the server stops has its device's
+  // start command sent by the devices service, which is still running until the last request is answered.
   const closeAll = async () => {
-    await runStops(stops);
+    listener.fetch = stopping;
     await closeServer(listener);
+    await runStops(stops);
     await database.close();
   };
 
@@ -109,6 +113,16 @@ const starting: Fetch = () =>
     headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' },
   });
 
+/**
+ * What a request that comes while the server stops gets (on a connection opened before): 503, so that a client or
+ * load balancer tries again, on another instance or after the restart; the connection is closed after it.
+ */
+const stopping: Fetch = () =>
+  new Response(JSON.stringify({ code: 'STOPPING', message: '服务正在重启，请稍后再试' }), {
+    status: 503,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', connection: 'close' },
+  });
+
 /** Serves `listener.fetch` on the port (0 = any free one) and resolves with the port actually used. */
 function listen(listener: Listener, port: number, hostname: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
@@ -133,14 +147,17 @@ async function runStops(stops: (() => Promise<void> | void)[]): Promise<void> {
   stops.length = 0;
 }
 
-/** Closes the HTTP server once (idle keep-alive connections at once, the others after 2 s). */
+/**
+ * Closes the HTTP server once: no new connections; idle keep-alive connections at once; the requests in flight are
+ * answered (the others after 2 s are cut).
+ */
 async function closeServer(listener: Listener): Promise<void> {
   const s = listener.server;
   if (!s) return;
   listener.server = undefined;
   await new Promise<void>((resolve) => {
     s.close(() => resolve());
-    // Keep-alive connections would hold close() open; requests in flight have already been answered or will be cut.
+    // Keep-alive connections would hold close() open; a request in flight has 2 s to be answered before its own is cut.
     (s as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
     setTimeout(
       () => (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
