@@ -3,7 +3,7 @@
  * their refund) and ends sessions whose time is up, all read from the database on each tick. Nothing is kept only
  * in memory: a restarted or a second instance picks up where the first left off.
  */
-import { and, asc, eq, isNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lte, notInArray, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { batched, rowsByKey } from '../../lib/batch';
 import { prebuiltSql } from '../../db/prebuilt';
@@ -40,14 +40,24 @@ const markSent = prebuiltSql<{ ids: number[]; now: string }, { id: number; minut
     update ${device_sessions} set command_sent_at = ${p.now}::timestamptz
     from ${devices}
     where ${device_sessions.id} = any(${p.ids}::int[]) and ${device_sessions.status} = 'starting'
-      and ${device_sessions.command_sent_at} is null and ${devices.id} = ${device_sessions.device_id}
+      and ${device_sessions.command_sent_at} is null
+      and (${device_sessions.ack_deadline} is null or ${device_sessions.ack_deadline} > ${p.now}::timestamptz)
+      and ${devices.id} = ${device_sessions.device_id}
     returning ${device_sessions.id}, ${device_sessions.minutes}, ${devices.serial}`,
+);
+
+/** A start command whose send failed: unsent again, for the next pass (while the session is still starting). */
+const unmarkSent = prebuiltSql<{ id: number }, never>(
+  (p) => sql`
+    update ${device_sessions} set command_sent_at = null
+    where ${device_sessions.id} = ${p.id} and ${device_sessions.status} = 'starting'`,
 );
 
 /**
  * Marks sessions' start commands sent and reads their devices' serials, in one statement for the sessions whose
  * dispatch came while the previous one was being written (server/lib/batch.ts): every pay's start command comes
- * through here. A session comes back only to the one caller that marked it.
+ * through here. A session comes back only to the one caller that marked it, and only before its acknowledgement
+ * deadline: after it, the session is refunded, never started.
  */
 export function sentMarker(db: Db, now: () => Date): MarkSent {
   return batched(async (ids: number[]) => {
@@ -58,13 +68,22 @@ export function sentMarker(db: Db, now: () => Date): MarkSent {
 
 /**
  * Sends the start command of a `starting` session. Safe to call twice or to race the scheduler: only the caller
- * that marks `command_sent_at` sends.
+ * that marks `command_sent_at` sends. A send that fails (the broker unreachable, the gateway closed) unmarks the
+ * session, so the scheduler's next pass, on this instance or another, sends it again until the acknowledgement
+ * deadline; after that the session is refunded. A device runs a session's start once however often it gets it
+ * (docs/device-protocol.md, "Idempotency"), so a send that failed after all reached the device does no harm.
  */
 export async function dispatch(ctx: SchedulerContext, session_id: number): Promise<void> {
   const s = await ctx.markSent(session_id);
   if (!s) return;
-  // A send that throws leaves the session `starting`: the deadline refunds it, which is the safe outcome.
-  await ctx.gateway.start(s.serial, s.minutes, startCommandId(session_id));
+  try {
+    await ctx.gateway.start(s.serial, s.minutes, startCommandId(session_id));
+  } catch (err) {
+    await unmarkSent(ctx.db, { id: session_id }).catch((e: unknown) =>
+      console.error(`session ${session_id}: could not mark its start command unsent again:`, e),
+    );
+    throw err;
+  }
 }
 
 /** Ids of sessions due for a transition (no lock: each one is locked and re-checked in its own transaction). */
@@ -139,18 +158,25 @@ export async function tick(ctx: SchedulerContext): Promise<TickResult> {
   const unsent = await ctx.db
     .select({ id: device_sessions.id })
     .from(device_sessions)
-    .where(and(eq(device_sessions.status, 'starting'), isNull(device_sessions.command_sent_at)))
+    .where(
+      and(
+        eq(device_sessions.status, 'starting'),
+        isNull(device_sessions.command_sent_at),
+        or(isNull(device_sessions.ack_deadline), gt(device_sessions.ack_deadline, at)),
+      ),
+    )
     .limit(BATCH);
   // Together, so their marks go in one statement (server/lib/batch.ts), not one turn of the event loop each.
   const sent = await Promise.allSettled(unsent.map(({ id }) => dispatch(ctx, id)));
-  const failed = sent.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (failed) throw failed.reason;
   result.dispatched = unsent.length;
 
+  // Deadlines and ends even when a send failed: a gateway that keeps failing must not keep sessions from ending.
   result.failed = await drain(ctx, 'starting', at, (tx, id) =>
     failSession(tx, ctx.refundOrder, id, REFUND_REASONS.noAck, at),
   );
   result.ended = await drain(ctx, 'running', at, (tx, id) => endSession(tx, id, at));
+  const failed = sent.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
   return result;
 }
 

@@ -426,6 +426,70 @@ describe('scheduler robustness', () => {
     await assertLedgerInvariants(database.db, { settled: true });
   });
 
+  /** A second service on the same database whose gateway fails the next `failures` start sends (then the simulator). */
+  function flakyService(failures: { left: number; sent: number }) {
+    const flaky: ControllableGateway = Object.create(gateway, {
+      start: {
+        value: async (serial: string, minutes: number, command_id: string) => {
+          if (failures.left-- > 0) throw new Error('MQTT gateway is not open');
+          failures.sent++;
+          return gateway.start(serial, minutes, command_id);
+        },
+      },
+    });
+    return createDevicesService({
+      db: database.db,
+      gateway: flaky,
+      now,
+      refundOrder,
+      tickMs: 60_000,
+      skipLocked: database.kind === 'postgres',
+    });
+  }
+
+  it('a start command whose send fails is unmarked and sent again by the next pass, and the device runs', async () => {
+    const failures = { left: 1, sent: 0 };
+    const svc = flakyService(failures);
+    const { session_id, order, price } = await payFromWallet(database.db, member, 3, clock);
+    await expect(svc.dispatch(session_id)).rejects.toThrow('MQTT gateway is not open');
+    expect((await session(session_id)).command_sent_at).toBeNull();
+    advance(1000);
+    expect((await svc.tick()).dispatched).toBe(1);
+    expect(failures.sent).toBe(1);
+    await until(async () => (await session(session_id)).status === 'running', 'ack');
+    advance(price.minutes * 60_000);
+    await service.tick();
+    expect((await session(session_id)).status).toBe('ended');
+    expect((await orderRow(database.db, order.id)).refunded_fen).toBe(0);
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
+  it('a send that keeps failing: the pass still ends what is due, and after the deadline the session is refunded, never sent', async () => {
+    const failures = { left: Infinity, sent: 0 };
+    const svc = flakyService(failures);
+    // A session due for its refund (sent, never acknowledged) and one whose sends fail, not yet due.
+    gateway.setMode('XH-CP-0004', 'silent');
+    const due = await payFromWallet(database.db, member, 5, clock);
+    await service.dispatch(due.session_id);
+    advance(ACK_TIMEOUT_MS - 5000);
+    const failing = await payFromWallet(database.db, member, 4, clock);
+    await expect(svc.dispatch(failing.session_id)).rejects.toThrow('MQTT gateway is not open');
+    advance(6000);
+    await expect(svc.tick()).rejects.toThrow('MQTT gateway is not open');
+    expect((await session(due.session_id)).status).toBe('failed');
+    expect((await session(failing.session_id)).status).toBe('starting');
+    // Past its own deadline: refunded by the pass, and no send is tried for it any more.
+    advance(ACK_TIMEOUT_MS);
+    const r = await svc.tick();
+    expect(r).toMatchObject({ dispatched: 0, failed: 1 });
+    expect(await svc.dispatch(failing.session_id)).toBeUndefined();
+    expect(failures.sent).toBe(0);
+    const failed = await session(failing.session_id);
+    expect([failed.status, failed.command_sent_at]).toEqual(['failed', null]);
+    expect((await orderRow(database.db, failing.order.id)).status).toBe('refunded');
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
   // PostgreSQL only: PGlite runs one transaction at a time, so a pass never finds a row another one holds.
   onPostgres(
     'a pass asked for while another runs waits for it: what was due is done when it resolves',
