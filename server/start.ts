@@ -59,12 +59,14 @@ export async function startServer(
   const listener: Listener = { fetch: starting };
   // Requests first, then the background work they rely on: a pay accepted while the server stops has its device's
   // start command sent by the devices service, which is still running until the last request is answered.
-  const closeAll = async () => {
-    listener.fetch = stopping;
-    await closeServer(listener);
-    await runStops(stops);
-    await database.close();
-  };
+  let closing: Promise<void> | undefined;
+  const closeAll = () =>
+    (closing ??= (async () => {
+      listener.fetch = stopping;
+      await closeServer(listener);
+      await runStops(stops);
+      await database.close();
+    })());
 
   try {
     // Listen first: the real port (PORT=0 picks one) is then known to the hooks (PUBLIC_URL, notify URLs). Until the
@@ -155,14 +157,19 @@ async function closeServer(listener: Listener): Promise<void> {
   const s = listener.server;
   if (!s) return;
   listener.server = undefined;
+  const server = s as unknown as { closeIdleConnections(): void; closeAllConnections(): void };
   await new Promise<void>((resolve) => {
-    s.close(() => resolve());
-    // Keep-alive connections would hold close() open; a request in flight has 2 s to be answered before its own is cut.
-    (s as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-    setTimeout(
-      () => (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
-      2000,
-    ).unref();
+    // Keep-alive connections would hold close() open: the idle ones are closed now, and each one whose request was
+    // in flight as soon as it is idle again (checked every 25 ms); a request in flight has 2 s to be answered before
+    // its connection is cut.
+    const idle = setInterval(() => server.closeIdleConnections(), 25);
+    const cut = setTimeout(() => server.closeAllConnections(), 2000);
+    s.close(() => {
+      clearInterval(idle);
+      clearTimeout(cut);
+      resolve();
+    });
+    server.closeIdleConnections();
   });
 }
 

@@ -77,10 +77,17 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
   const handle = createEventHandler({ db, refundOrder, sendStop: (s) => sendStop(db, gateway, s) });
   const events = createEventQueue(handle);
   const passes = oneAtATime(() => tick(ctx));
+  // The start commands being sent for pays already answered: a stop waits for them before it closes the gateway.
+  const sending = new Set<Promise<unknown>>();
 
   return {
     gateway,
-    dispatch: (session_id) => dispatch(ctx, session_id),
+    dispatch(session_id) {
+      const p = dispatch(ctx, session_id);
+      const tracked = p.catch(() => undefined).finally(() => sending.delete(tracked));
+      sending.add(tracked);
+      return p;
+    },
     tick: () => passes.run(),
     handle,
     settle: events.settle,
@@ -96,9 +103,10 @@ export function createDevicesService(opts: DevicesServiceOptions): DevicesServic
       await events.settle();
       const stopTicks = runPeriodically(passes, tickMs);
       return async () => {
-        const ticksOver = stopTicks();
+        // The passes and the sends first, still listening: an acknowledgement that comes meanwhile is applied.
+        await stopTicks();
+        await Promise.all(sending);
         unsubscribe();
-        await ticksOver;
         await gateway.close();
         await events.settle();
       };

@@ -73,6 +73,8 @@ describe('stopping the server', () => {
     socket.write('GET /backend/test-slow HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await inHandler;
     const closing = server.close();
+    // A second call (a signal twice, a test's cleanup) waits for the same stop instead of starting another.
+    expect(server.close()).toBe(closing);
     // Stopping: no new connections, the background work untouched while the request is in flight.
     await new Promise((r) => setTimeout(r, 100));
     expect(await freshRequest(`${url}/backend/health`)).toBe('ECONNREFUSED');

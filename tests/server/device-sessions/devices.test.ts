@@ -490,6 +490,53 @@ describe('scheduler robustness', () => {
     await assertLedgerInvariants(database.db, { settled: true });
   });
 
+  it('a stop waits for the start commands being sent before it closes the gateway', async () => {
+    const sim = createSimulatorGateway({
+      now,
+      ackDelayMs: 5,
+      heartbeatMs: 60_000,
+      listSerials: async () => ['XH-MC-0002'],
+    });
+    const events: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const gated: ControllableGateway = Object.create(sim, {
+      start: {
+        value: async (serial: string, minutes: number, command_id: string) => {
+          events.push('sending');
+          await held;
+          await sim.start(serial, minutes, command_id);
+          events.push('sent');
+        },
+      },
+      close: { value: async () => (events.push('closed'), sim.close()) },
+    });
+    const svc = createDevicesService({
+      db: database.db,
+      gateway: gated,
+      now,
+      refundOrder,
+      tickMs: 60_000,
+      skipLocked: database.kind === 'postgres',
+    });
+    const stop = await svc.start();
+    const { session_id } = await payFromWallet(database.db, member, 6, clock);
+    const dispatched = svc.dispatch(session_id);
+    await until(async () => events.includes('sending'), 'the send to begin');
+    const stopped = stop();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(events).toEqual(['sending']);
+    release();
+    await dispatched;
+    await stopped;
+    expect(events).toEqual(['sending', 'sent', 'closed']);
+    // The simulator's device ran it; this service's own listener is gone, so the shared service applies the ack.
+    await service.handle({ type: 'ack', serial: 'XH-MC-0002', command_id: `start-${session_id}`, at: clock });
+    expect((await session(session_id)).status).toBe('running');
+    await service.stop(session_id);
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
   // PostgreSQL only: PGlite runs one transaction at a time, so a pass never finds a row another one holds.
   onPostgres(
     'a pass asked for while another runs waits for it: what was due is done when it resolves',
