@@ -109,21 +109,20 @@ interface Listener {
   server?: ServerType | undefined;
 }
 
-const starting: Fetch = () =>
-  new Response(JSON.stringify({ code: 'STARTING', message: '服务正在启动，请稍后再试' }), {
-    status: 503,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' },
-  });
+/** A 503 the client or load balancer retries after a second (on another instance, or once this one is ready). */
+const unavailable =
+  (code: string, message: string, headers: Record<string, string> = {}): Fetch =>
+  () =>
+    new Response(JSON.stringify({ code, message }), {
+      status: 503,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', ...headers },
+    });
 
-/**
- * What a request that comes while the server stops gets (on a connection opened before): 503, so that a client or
- * load balancer tries again, on another instance or after the restart; the connection is closed after it.
- */
-const stopping: Fetch = () =>
-  new Response(JSON.stringify({ code: 'STOPPING', message: '服务正在重启，请稍后再试' }), {
-    status: 503,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', connection: 'close' },
-  });
+/** Until the app is built. */
+const starting = unavailable('STARTING', '服务正在启动，请稍后再试');
+
+/** Once the server stops, for a request on a connection opened before; the connection is closed after it. */
+const stopping = unavailable('STOPPING', '服务正在重启，请稍后再试', { connection: 'close' });
 
 /** Serves `listener.fetch` on the port (0 = any free one) and resolves with the port actually used. */
 function listen(listener: Listener, port: number, hostname: string): Promise<number> {
@@ -150,8 +149,8 @@ async function runStops(stops: (() => Promise<void> | void)[]): Promise<void> {
 }
 
 /**
- * Closes the HTTP server once: no new connections; idle keep-alive connections at once; the requests in flight are
- * answered (the others after 2 s are cut).
+ * Closes the HTTP server once: no new connections; idle keep-alive connections at once, the others as soon as
+ * their request is answered; a request not answered within 2 s has its connection cut.
  */
 async function closeServer(listener: Listener): Promise<void> {
   const s = listener.server;
