@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { startServer, type RunningServer } from '../../server/start';
@@ -230,6 +231,8 @@ async function walletPays(
     const httpPay = await floorPayer(server.deps.db, httpFx, server.deps.devices);
     const counter = statementCounter(server.deps.db);
     let appStatements = 0;
+    // The server's event loop in each of the app's rounds: how long a turn kept connections and requests waiting.
+    const loopDelays: { p99: number; max: number }[] = [];
     const load = os.loadavg()[0]!.toFixed(1);
     const url = `http://127.0.0.1:${server.port}/backend/user/pay`;
     ctx.log(`wallet-pay (${db}): ${WARM_UP} pays through each to warm up, not measured`);
@@ -247,7 +250,11 @@ async function walletPays(
         const part = { ...limits, maxRequests: count };
         if (which === 'a') return loadHttp((i) => httpPay(from + i), part);
         const before = counter?.count ?? 0;
+        const loop = monitorEventLoopDelay({ resolution: 10 });
+        loop.enable();
         const r = await runHttpLoad((i) => payRequest(url, fx, from + i, `bench-${from + i}`), part);
+        loop.disable();
+        loopDelays.push({ p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 });
         appStatements += (counter?.count ?? 0) - before;
         return r;
       },
@@ -283,7 +290,9 @@ async function walletPays(
         `${round(r.rps / viaHttp.rps, 2)} of the HTTP floor (rounds ${runs.ratios.map((x) => round(x, 2)).join(', ')}), ` +
           `${round(r.rps / bare.rps, 2)} of the bare SQL floor; ` +
           `${perPay ?? '?'} statements while one pay is in flight (its own and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
-          `per pay over the run (start command, acknowledgement, heartbeats included); load average ${load}; ` +
+          `per pay over the run (start command, acknowledgement, heartbeats included); ` +
+          `event-loop delay p99 ${loopDelays.map((d) => round(d.p99)).join(', ')} ms by round, ` +
+          `max ${round(Math.max(...loopDelays.map((d) => d.max)))} ms; load average ${load}; ` +
           (offline > 0 ? `${offline} simulated devices not connected; ` : '') +
           invNote([...warmInv, ...appInv, ...seqInv]),
       ),

@@ -119,26 +119,35 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 /**
  * The Drizzle database over a ready PGlite instance, as the server runs it (the tests' in-memory databases too):
  * each statement in one call into the engine (pglite-query.ts; `exec`, the simple protocol, stays PGlite's own)
- * and counted at the driver. Not migrated here.
+ * and counted at the driver, the calls outside a transaction taking turns with the event loop (pglite-turns.ts;
+ * `turnMs` as there). Not migrated here.
  */
-export async function pgliteDatabase(client: PGlite): Promise<Database> {
+export async function pgliteDatabase(client: PGlite, opts: { turnMs?: number } = {}): Promise<Database> {
   const { drizzle } = await import('drizzle-orm/pglite');
   const { oneCallQuery, oneCallTxQuery, supportsOneCall } = await import('./pglite-query');
+  const { engineTurns } = await import('./pglite-turns');
   const oneCall = supportsOneCall(client);
   const counter: StatementCounter = { count: 0 };
   if (oneCall) client.query = oneCallQuery(client) as typeof client.query;
   countCalls(client, 'query', counter);
   countCalls(client, 'exec', counter);
+  const gate = engineTurns(opts.turnMs);
+  const query = client.query.bind(client);
+  const exec = client.exec.bind(client);
+  client.query = ((...args: Parameters<typeof query>) => gate(() => query(...args))) as typeof client.query;
+  client.exec = (...args) => gate(() => exec(...args));
   const transaction = client.transaction.bind(client);
   // BEGIN and COMMIT, then the statements run on the transaction's handle.
   client.transaction = (fn) => {
     counter.count += 2;
-    return transaction((t) => {
-      if (oneCall) t.query = oneCallTxQuery(client, t) as typeof t.query;
-      countCalls(t, 'query', counter);
-      countCalls(t, 'exec', counter);
-      return fn(t);
-    });
+    return gate(() =>
+      transaction((t) => {
+        if (oneCall) t.query = oneCallTxQuery(client, t) as typeof t.query;
+        countCalls(t, 'query', counter);
+        countCalls(t, 'exec', counter);
+        return fn(t);
+      }),
+    );
   };
   const db = drizzle(client) as unknown as Db;
   counters.set(db, counter);
