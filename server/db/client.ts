@@ -151,5 +151,6 @@ export async function pgliteDatabase(client: PGlite, opts: { turnMs?: number } =
   };
   const db = drizzle(client) as unknown as Db;
   counters.set(db, counter);
-  return { db, kind: 'pglite', close: () => client.close() };
+  // Closed after the calls already given (PGlite's own lock would have run them first, too).
+  return { db, kind: 'pglite', close: () => gate(() => client.close()) };
 }

@@ -8,10 +8,13 @@
  * between turns: sixteen connections opened at once were answered one turn apart, the last after half a second.
  *
  * Here every top-level call into the engine (a statement outside a transaction, a whole transaction) waits for the
- * one before it, as PGlite's own lock already makes it wait; and once `turnMs` have passed since the event loop
- * last had its turn, the next call first lets it have one (`setImmediate`: connections accepted, requests read,
- * timers run). A turn is then at most about `turnMs` plus one transaction long. The order of the calls is the order
- * PGlite's lock gave them; a transaction's own statements run on its turn, without waiting here.
+ * one before it, as PGlite's own lock already makes it wait; and once `turnMs` have passed since the gate last
+ * yielded, the next call first yields (`setImmediate`). A yield made while the loop handles I/O (a request's
+ * handler, an MQTT message) comes back in the same turn's check phase; the next one, made from there, comes back
+ * after the loop's next poll for I/O (connections accepted, requests read, timers run). A run of engine calls then
+ * keeps the loop from its I/O for about twice `turnMs` plus one transaction at most, besides the requests' own
+ * code. The order of the calls is the order PGlite's lock gave them; a transaction's own statements run on its
+ * turn, without waiting here.
  */
 
 /** How long engine calls may run back to back before the event loop gets a turn (ms). */

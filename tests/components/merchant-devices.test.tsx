@@ -73,15 +73,17 @@ describe('/merchant/devices screen', () => {
       expect(moved!.venue_id).toBe(2);
       fireEvent.click(screen.getByRole('button', { name: '关闭' }));
 
-      // Disable asks first.
-      const row = screen
-        .getAllByTestId('device-row')
-        .find((r) => r.textContent?.includes('广场 2 号充电桩'))!;
+      // Disable asks first. (The list reloads after the move with its own request: wait for its rows.)
+      const row = (await screen.findAllByTestId('device-row')).find((r) =>
+        r.textContent?.includes('广场 2 号充电桩'),
+      )!;
       fireEvent.click(within(row).getByRole('button', { name: '停用' }));
       fireEvent.click(await screen.findByRole('button', { name: '确定' }));
-      await screen.findByText('已停用');
-      const [off] = await h.t.deps.db.select().from(devices).where(eq(devices.id, 2));
-      expect(off!.status).toBe('disabled');
+      // '已停用' is also a status filter's option, so the toast's text alone does not say the answer came.
+      await waitFor(async () => {
+        const [off] = await h.t.deps.db.select().from(devices).where(eq(devices.id, 2));
+        expect(off!.status).toBe('disabled');
+      });
     },
   );
 });

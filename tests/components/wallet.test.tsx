@@ -117,6 +117,7 @@ describe('/wallet screen', () => {
     const rows = await partnerRequests();
     expect(rows.map((r) => r.amount_fen).sort((a, b) => a - b)).toEqual([1250, 2000]);
     await waitFor(() => expect(screen.getByTestId('available').textContent).toBe('¥17.50'));
-    expect(screen.getAllByTestId('own-withdrawal')).toHaveLength(2);
+    // The requests list reloads with its own request, answered in its own turn.
+    await waitFor(() => expect(screen.getAllByTestId('own-withdrawal')).toHaveLength(2));
   });
 });

@@ -2,8 +2,9 @@
  * PGlite's engine calls take turns with the event loop (server/db/pglite-turns.ts, docs/performance.md "Bounded
  * turns on PGlite"): gated calls run one after another in the order given, a failing one does not stop the next,
  * and once the budget has passed the event loop gets a turn before the next call (with a budget of 0, between every
- * two); without it, calls that never wait for I/O run back to back in one turn. On a PGlite database opened as the
- * server opens it: statements and transactions give the event loop turns while they queue, and keep their order.
+ * two); within it, calls that never wait for I/O run back to back in one turn. On a PGlite database opened as the
+ * server opens it: statements and transactions give the event loop turns while they queue, and keep their order;
+ * closing waits for the calls already given.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -55,7 +56,30 @@ describe('engineTurns', () => {
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThan(seen[i - 1]!);
   });
 
-  it('within the budget, runs the calls back to back in one turn, as PGlite alone does', async () => {
+  it('yields once the budget has passed, not before', async () => {
+    const gate = engineTurns(50);
+    const turns = turnCounter();
+    const seen: number[] = [];
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    // Ten calls of 8 ms each: more than the budget in all, two of them well within it.
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        gate(async () => {
+          seen.push(turns.at());
+          busy(8);
+        }),
+      ),
+    );
+    turns.stop();
+    const distinct = new Set(seen).size;
+    expect(distinct).toBeGreaterThan(1);
+    expect(distinct).toBeLessThan(seen.length);
+  });
+
+  it('within the budget, runs the calls back to back in one turn', async () => {
     const gate = engineTurns(60_000);
     await new Promise((r) => setImmediate(r));
     const turns = turnCounter();
@@ -77,6 +101,18 @@ describe('a PGlite database opened as the server opens it', () => {
     await database.db.execute(sql`create table t (id serial primary key, n int not null)`);
   }, 60_000);
   afterAll(() => pg?.close());
+
+  it('closes after the calls already given, which all answer', async () => {
+    const other = new PGlite();
+    await other.waitReady;
+    const { db, close } = await pgliteDatabase(other, { turnMs: 0 });
+    // `.then` starts each (Drizzle's queries run when awaited), all before the close.
+    const asked = Array.from({ length: 5 }, (_, i) => db.execute(sql`select ${i}::int as i`).then((r) => r));
+    await close();
+    const answers = await Promise.allSettled(asked);
+    expect(answers.map((a) => a.status)).toEqual(Array(5).fill('fulfilled'));
+    expect(other.closed).toBe(true);
+  });
 
   it('gives the event loop turns while statements and transactions queue, and keeps their order', async () => {
     const { db } = database;
