@@ -10,6 +10,7 @@ import { EmptyState, Toast } from '../../ui';
 import { ResourceList } from '../../ui/resource-list';
 import { MoneyActionDialog, type ActionTexts } from '../shared/money-action-dialog';
 import { StaffPage } from '../shared/staff-page';
+import { useLast } from '../shared/use-last';
 import { PartnerRules } from './parts/partner-rules';
 import { EntryRow, OwnWithdrawalRow, WalletSummary } from './parts/wallet-parts';
 
@@ -48,9 +49,12 @@ export default function WalletScreen({ route }: ScreenProps) {
   const [toast, setToast] = useState<string | null>(null);
   const wallet = useRequest(walletApi.get, { page, page_size: PAGE_SIZE });
   const own = useRequest(walletApi.withdrawals, { page: ownPage, page_size: PAGE_SIZE });
+  // Both reload after a withdrawal: the summary and the rows stay on screen meanwhile (`useLast`).
+  const walletData = useLast(wallet.data);
+  const ownData = useLast(own.data);
   // The machine reads `validate` once; the ref gives it the balance as it is now.
   const available = useRef(0);
-  available.current = wallet.data?.withdrawable_fen ?? 0;
+  available.current = walletData?.withdrawable_fen ?? 0;
   const money = useMoneyAction({
     validate: (_action, value) => withdrawalAmountProblem(value, available.current),
     send: ({ value, key }) => walletApi.requestWithdrawal(parseYuan(value) ?? 0, key),
@@ -67,17 +71,17 @@ export default function WalletScreen({ route }: ScreenProps) {
   if (wallet.error?.code === 'NO_WALLET') return <AdminNoWallet route={route} />;
   return (
     <StaffPage route={route} description="可提现余额、冻结中的提现和每一笔收支明细。">
-      {wallet.data && (
+      {walletData && (
         <WalletSummary
-          wallet={wallet.data}
+          wallet={walletData}
           onWithdraw={() => money.send({ type: 'open', action: 'withdraw', needsInput: true })}
         />
       )}
-      {wallet.data?.kind === 'partner' && <PartnerRules />}
+      {walletData?.kind === 'partner' && <PartnerRules />}
       <h2 className="mx-4 mt-2 text-sm font-medium text-base-content/70">提现申请</h2>
       <ResourceList
-        items={own.data?.items}
-        total={own.data?.total ?? 0}
+        items={ownData?.items}
+        total={ownData?.total ?? 0}
         page={ownPage}
         pageSize={PAGE_SIZE}
         loading={own.loading}
@@ -96,8 +100,8 @@ export default function WalletScreen({ route }: ScreenProps) {
       />
       <h2 className="mx-4 mt-2 text-sm font-medium text-base-content/70">收支明细</h2>
       <ResourceList
-        items={wallet.data?.entries}
-        total={wallet.data?.total ?? 0}
+        items={walletData?.entries}
+        total={walletData?.total ?? 0}
         page={page}
         pageSize={PAGE_SIZE}
         loading={wallet.loading}

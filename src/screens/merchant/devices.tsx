@@ -59,9 +59,9 @@ export default function DevicesScreen({ route }: ScreenProps) {
     NO_FILTER,
     PAGE_SIZE,
     toQuery,
+    true,
   );
-  const me = useRequest(loadMe);
-  const isAdmin = me.data?.user.level === 1;
+  const isAdmin = useRequest(loadMe).data?.user.level === 1;
   const options = useRequest(devicesApi.options, filter.merchant_id);
   const [open, setOpen] = useState<Open>(null);
   const { selected, setSelected, select, selectOnly } = useSelection();
