@@ -124,7 +124,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
  */
 export async function pgliteDatabase(client: PGlite, opts: { turnMs?: number } = {}): Promise<Database> {
   const { drizzle } = await import('drizzle-orm/pglite');
-  const { oneCallQuery, oneCallTxQuery, supportsOneCall } = await import('./pglite-query');
+  const { oneCallQuery, supportsOneCall } = await import('./pglite-query');
+  const { oneCallTransaction } = await import('./pglite-tx');
   const { engineTurns } = await import('./pglite-turns');
   const oneCall = supportsOneCall(client);
   const counter: StatementCounter = { count: 0 };
@@ -136,13 +137,13 @@ export async function pgliteDatabase(client: PGlite, opts: { turnMs?: number } =
   const exec = client.exec.bind(client);
   client.query = ((...args: Parameters<typeof query>) => gate(() => query(...args))) as typeof client.query;
   client.exec = (...args) => gate(() => exec(...args));
-  const transaction = client.transaction.bind(client);
+  // BEGIN with the first statement and COMMIT with an armed last one (pglite-tx.ts), or PGlite's own transaction.
+  const transaction = oneCall ? oneCallTransaction(client) : client.transaction.bind(client);
   // BEGIN and COMMIT, then the statements run on the transaction's handle.
   client.transaction = (fn) => {
     counter.count += 2;
     return gate(() =>
       transaction((t) => {
-        if (oneCall) t.query = oneCallTxQuery(client, t) as typeof t.query;
         countCalls(t, 'query', counter);
         countCalls(t, 'exec', counter);
         return fn(t);

@@ -19,7 +19,7 @@ import { isStalePlan } from './pg-prepared';
 const { serialize } = protocol;
 
 /** The parts of a PGlite instance this uses that its typings keep private. */
-interface PGliteInternals {
+export interface PGliteInternals {
   parsers: Record<number, (value: string, typeId?: number) => unknown>;
   _checkReady(): Promise<void>;
   _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
@@ -60,14 +60,39 @@ function prepared(pg: PGlite): Prepared {
 }
 
 /**
+ * What a transaction's statement carries besides itself (pglite-tx.ts): the transaction's BEGIN before it, its
+ * COMMIT after it, all in the same call and under one Sync. `ended` is set to the COMMIT's command tag when it ran
+ * (`COMMIT`, or `ROLLBACK` if the transaction had failed before); `sent` once the messages went to the engine (a
+ * parameter that cannot be serialized fails the statement before).
+ */
+export interface Around {
+  begin?: boolean;
+  commit?: boolean;
+  sent?: boolean;
+  ended?: string;
+}
+
+/** A statement without parameters as the unnamed statement, run once: Parse, Bind, Execute. */
+const unnamed = (text: string) => [serialize.parse({ text }), serialize.bind({}), serialize.execute({})];
+
+const isTag = (m: { name: string }) => m.name === 'commandComplete';
+
+/**
  * Runs one statement (already holding PGlite's query lock). A statement text seen before runs from its prepared
  * statement (Bind, Describe, Execute, Sync: no parse, analysis or planning again); a new one is parsed under a name
  * first, and kept once PostgreSQL confirms the parse. Errors carry the query and parameters, as PGlite's.
  */
-async function run(pg: PGlite, text: string, params: unknown[], options?: QueryOptions): Promise<Results> {
+export async function run(
+  pg: PGlite,
+  text: string,
+  params: unknown[],
+  options?: QueryOptions,
+  around: Around = {},
+): Promise<Results> {
   const cache = prepared(pg);
+  const parts: Uint8Array[] = around.begin ? unnamed('begin') : [];
   // Closing a statement that does not exist is not an error, and Close runs in a failed transaction too.
-  const parts: Uint8Array[] = cache.closing.splice(0).map((n) => serialize.close({ type: 'S', name: n }));
+  for (const n of cache.closing.splice(0)) parts.push(serialize.close({ type: 'S', name: n }));
   let name = cache.names.get(text);
   const fresh = name === undefined;
   if (name === undefined) {
@@ -87,13 +112,20 @@ async function run(pg: PGlite, text: string, params: unknown[], options?: QueryO
     serialize.bind({ statement: name, values: params.map(prepare) }),
     serialize.describe({ type: 'P' }),
     serialize.execute({}),
+    ...(around.commit ? unnamed('commit') : []),
     serialize.sync(),
   );
-  const messages = await pg.execProtocolStream(concat(parts), { syncToFs: false, throwOnError: false });
+  const buffer = concat(parts);
+  around.sent = true;
+  const all = await pg.execProtocolStream(buffer, { syncToFs: false, throwOnError: false });
+  // BEGIN's answer (parse, bind, its command tag) comes first; the statement's from there.
+  const messages = around.begin ? all.slice(all.findIndex(isTag) + 1) : all;
   let error: (Error & { code?: string }) | undefined;
+  let tags = 0;
   for (const m of messages) {
-    if (m.name === 'parseComplete' && fresh) cache.names.set(text, name);
+    if (m.name === 'parseComplete' && fresh && tags === 0) cache.names.set(text, name);
     else if (m.name === 'error' && !error) error = m as unknown as Error & { code?: string };
+    else if (isTag(m) && ++tags === 2) around.ended = (m as unknown as { text: string }).text;
   }
   if (error) {
     if (!fresh && isStalePlan(error)) {
@@ -162,14 +194,5 @@ export function oneCallQuery(pg: PGlite) {
     );
     await pg.syncToFs();
     return out;
-  };
-}
-
-/** `query()` for a transaction's handle: on the transaction's turn, no file sync until it ends. */
-export function oneCallTxQuery(pg: PGlite, tx: { closed: boolean }) {
-  const p = pg as unknown as PGliteInternals;
-  return async (text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results> => {
-    if (tx.closed) throw new Error('Transaction is closed');
-    return p._runExclusiveQuery(() => run(pg, text, params, options));
   };
 }

@@ -2,9 +2,11 @@
  * A transaction's last statement sent with its COMMIT (server/db/commit-with-last.ts), through the server's own
  * database setup (openDatabase). On PostgreSQL (TEST_DATABASE_URL): one round trip fewer, committed when the
  * statement's answer arrives; a failing statement or a failing COMMIT leaves nothing; a statement after it is refused;
- * the connection serves the next transaction as usual. On PGlite the statement runs as any other.
+ * the connection serves the next transaction as usual. The same on PGlite (server/db/pglite-tx.ts), where it is one call
+ * into the engine fewer, as BEGIN, going with the first statement, is another.
  */
 import { randomBytes } from 'node:crypto';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Tx } from '../../../server/db/client';
@@ -32,16 +34,32 @@ const rows = async (): Promise<number[]> => {
 const insert = (tx: Tx, a: number, b: number) =>
   tx.execute(sql`insert into ${table} (a, b) values (${a}::int, ${b}::int) returning a`);
 
-/** Counts the answers (ReadyForQuery) the transaction's connection receives, its BEGIN and COMMIT included. */
+/**
+ * Counts the answers (ReadyForQuery) the transaction's connection receives, its BEGIN and COMMIT included; on PGlite,
+ * the calls into the engine.
+ */
 async function roundTrips(fn: (tx: Tx) => Promise<void>): Promise<number> {
   let n = 0;
-  let connection: NodeJS.EventEmitter | undefined;
   const count = () => n++;
+  if (database.kind === 'pglite') {
+    const pg = (database.db as unknown as { $client: PGlite }).$client;
+    const exec = pg.execProtocolStream.bind(pg);
+    pg.execProtocolStream = ((...args: Parameters<typeof exec>) => {
+      count();
+      return exec(...args);
+    }) as typeof exec;
+    try {
+      await database.db.transaction(fn);
+    } finally {
+      pg.execProtocolStream = exec;
+    }
+    return n;
+  }
+  let connection: NodeJS.EventEmitter | undefined;
   await database.db.transaction(async (tx) => {
     connection = (tx._.session as unknown as { client: { connection: NodeJS.EventEmitter } }).client
       .connection;
     connection.on('readyForQuery', count);
-    n++; // its BEGIN, answered before the listener
     await fn(tx);
   });
   connection?.off('readyForQuery', count);
@@ -60,11 +78,8 @@ function reasons(err: unknown): string[] {
   return out;
 }
 
-/** PostgreSQL only (TEST_DATABASE_URL): on PGlite the statement runs as any other, with nothing to check here. */
-const onPostgres = it.skipIf(!process.env.TEST_DATABASE_URL);
-
 describe('the last statement with its COMMIT', () => {
-  onPostgres('on PostgreSQL: one round trip fewer, and committed when its answer arrives', async () => {
+  it('one round trip fewer (on PGlite, one call into the engine fewer), committed when its answer arrives', async () => {
     const before = await rows();
     const plain = await roundTrips(async (tx) => {
       await insert(tx, 2, 2);
@@ -75,12 +90,14 @@ describe('the last statement with its COMMIT', () => {
       await insert(tx, 4, 4);
       const r = (await lastStatementCommits(tx, () => insert(tx, 5, 5))) as unknown as { rows: Row[] };
       expect(r.rows).toEqual([{ a: 5 }]);
-      // Another connection sees it before the transaction's function has returned.
-      seen.push(await rows());
+      // Another connection sees it before the transaction's function has returned (on PGlite, a read of the
+      // same engine's state after the COMMIT it ran).
+      if (database.kind !== 'pglite') seen.push(await rows());
     });
-    // BEGIN, two statements, COMMIT: four answers; with the COMMIT sent with the last statement, three.
-    expect([plain, together]).toEqual([4, 3]);
-    expect(seen).toEqual([[...before, 2, 3, 4, 5]]);
+    // BEGIN goes with the first statement: three answers (on PGlite, calls) for two statements; with the COMMIT sent
+    // with the last statement, two.
+    expect([plain, together]).toEqual([3, 2]);
+    if (database.kind !== 'pglite') expect(seen).toEqual([[...before, 2, 3, 4, 5]]);
     expect(await rows()).toEqual([...before, 2, 3, 4, 5]);
   });
 
@@ -109,48 +126,42 @@ describe('the last statement with its COMMIT', () => {
     },
   );
 
-  onPostgres(
-    'on PostgreSQL: refuses a statement after it (it would run outside the transaction)',
-    async () => {
-      const before = await rows();
-      const err = await database.db
-        .transaction(async (tx) => {
-          await lastStatementCommits(tx, () => insert(tx, 30, 30));
-          // Refused as long as the transaction lasts, even when the caller goes on after the first refusal.
-          await insert(tx, 31, 31).catch(() => undefined);
-          await insert(tx, 33, 33);
-        })
-        .catch((e: unknown) => e as Error);
-      expect(reasons(err)).toContain('statement after the transaction committed with its last statement');
-      // The first is committed (nothing can undo it), the others never ran.
-      expect(await rows()).toEqual([...before, 30]);
-      await database.db.transaction(async (tx) => {
-        await insert(tx, 32, 32);
-      });
-      expect(await rows()).toEqual([...before, 30, 32]);
-    },
-  );
+  it('refuses a statement after it (it would run outside the transaction)', async () => {
+    const before = await rows();
+    const err = await database.db
+      .transaction(async (tx) => {
+        await lastStatementCommits(tx, () => insert(tx, 30, 30));
+        // Refused as long as the transaction lasts, even when the caller goes on after the first refusal.
+        await insert(tx, 31, 31).catch(() => undefined);
+        await insert(tx, 33, 33);
+      })
+      .catch((e: unknown) => e as Error);
+    expect(reasons(err)).toContain('statement after the transaction committed with its last statement');
+    // The first is committed (nothing can undo it), the others never ran.
+    expect(await rows()).toEqual([...before, 30]);
+    await database.db.transaction(async (tx) => {
+      await insert(tx, 32, 32);
+    });
+    expect(await rows()).toEqual([...before, 30, 32]);
+  });
 
-  onPostgres(
-    ' a value that cannot be sent fails the statement once, and the transaction goes on',
-    async () => {
-      const before = await rows();
-      // node-postgres reports this error, then calls back a second time at the ReadyForQuery.
-      const unsendable = {
-        toPostgres: () => {
-          throw new Error('no wire form');
-        },
-      };
-      await database.db.transaction(async (tx) => {
-        const err = await lastStatementCommits(tx, () => insert(tx, unsendable as never, 50)).catch(
-          (e: unknown) => e,
-        );
-        expect(reasons(err)).toContain('no wire form');
-        await insert(tx, 51, 51);
-      });
-      expect(await rows()).toEqual([...before, 51]);
-    },
-  );
+  it('a value that cannot be sent fails the statement once, and the transaction goes on', async () => {
+    const before = await rows();
+    // node-postgres reports this error, then calls back a second time at the ReadyForQuery.
+    const unsendable = {
+      toPostgres: () => {
+        throw new Error('no wire form');
+      },
+    };
+    await database.db.transaction(async (tx) => {
+      const err = await lastStatementCommits(tx, () => insert(tx, unsendable as never, 50)).catch(
+        (e: unknown) => e,
+      );
+      expect(reasons(err)).toContain('no wire form');
+      await insert(tx, 51, 51);
+    });
+    expect(await rows()).toEqual([...before, 51]);
+  });
 
   it('inside a nested transaction (a savepoint) runs as usual: the outer one still decides', async () => {
     const before = await rows();
@@ -182,5 +193,68 @@ describe('the last statement with its COMMIT', () => {
       await insert(tx, 72, 72);
     });
     expect(await rows()).toEqual([...before, 71, 72]);
+  });
+
+  it('BEGIN goes with the first statement: nothing sent for a transaction without statements, one answer for one armed', async () => {
+    const before = await rows();
+    expect(await roundTrips(async () => {})).toBe(0);
+    expect(await roundTrips((tx) => lastStatementCommits(tx, () => insert(tx, 80, 80)).then(() => {}))).toBe(
+      1,
+    );
+    expect(await rows()).toEqual([...before, 80]);
+  });
+
+  it('rolls back a transaction whose first statement failed (its BEGIN had run)', async () => {
+    const before = await rows();
+    const err = await database.db
+      .transaction(async (tx) => {
+        await insert(tx, 1, 181);
+      })
+      .catch((e: unknown) => e);
+    expect(reasons(err)).toContain('23505');
+    const err2 = await database.db
+      .transaction(async (tx) => {
+        await insert(tx, 82, 82).catch(() => undefined);
+        await insert(tx, 1, 182).catch(() => undefined);
+        // The transaction has failed: this one is refused, and nothing of it stays.
+        await insert(tx, 83, 83);
+      })
+      .catch((e: unknown) => e);
+    expect(reasons(err2)).toContain('25P02');
+    expect(await rows()).toEqual(before);
+  });
+
+  it('sends BEGIN alone before a first statement not yet prepared on the connection, inside the transaction still', async () => {
+    const before = await rows();
+    // A text seen a second time gets a name (pg-prepared.ts); this transaction's connection has not parsed it, as
+    // its first sighting ran unnamed. On PGlite BEGIN goes with it as always.
+    const fresh = () => sql.raw(`${randomBytes(4).readUInt32BE()}`);
+    const select = (tx: Tx | Database['db'], n: number, tag: ReturnType<typeof fresh>) =>
+      tx.execute(sql`select ${n}::int + ${tag} * 0 as v`);
+    const [one, two] = [fresh(), fresh()];
+    await select(database.db, 1, one);
+    await select(database.db, 1, two);
+    const trips = await roundTrips(async (tx) => {
+      await select(tx, 2, one);
+      await insert(tx, 110, 110);
+    });
+    expect(trips).toBe(database.kind === 'pglite' ? 3 : 4);
+    const err = await database.db
+      .transaction(async (tx) => {
+        await select(tx, 2, two);
+        await insert(tx, 111, 111);
+        throw new Error('undo');
+      })
+      .catch((e: unknown) => e as Error);
+    expect(err.message).toBe('undo');
+    expect(await rows()).toEqual([...before, 110]);
+  });
+
+  it('leaves no connection inside a transaction', async () => {
+    if (database.kind === 'pglite') return;
+    const r = (await database.db.execute(
+      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
+    )) as unknown as { rows: { n: number }[] };
+    expect(r.rows[0]!.n).toBe(0);
   });
 });

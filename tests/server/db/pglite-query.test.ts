@@ -7,7 +7,8 @@
  */
 import { PGlite, types } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oneCallQuery, oneCallTxQuery, PREPARED_MAX, supportsOneCall } from '../../../server/db/pglite-query';
+import { oneCallQuery, PREPARED_MAX, supportsOneCall } from '../../../server/db/pglite-query';
+import { oneCallTransaction } from '../../../server/db/pglite-tx';
 
 let pg: PGlite;
 let query: ReturnType<typeof oneCallQuery>;
@@ -66,8 +67,8 @@ describe('one-call PGlite statements', () => {
 
   it('rolls a transaction back when one of its statements fails', async () => {
     await expect(
-      pg.transaction(async (tx) => {
-        const q = oneCallTxQuery(pg, tx);
+      oneCallTransaction(pg)(async (tx) => {
+        const q = tx.query.bind(tx);
         await q('insert into t (n) values ($1)', [2]);
         await q('insert into t (n) values ($1)', [1]);
       }),
@@ -116,8 +117,8 @@ describe('prepared statements', () => {
   it('outlives a transaction that rolled back, and parses nothing in a failed one', async () => {
     const text = 'select n from t where n = $1';
     await expect(
-      pg.transaction(async (tx) => {
-        const q = oneCallTxQuery(pg, tx);
+      oneCallTransaction(pg)(async (tx) => {
+        const q = tx.query.bind(tx);
         expect((await q(text, [1])).rows).toEqual([{ n: 1 }]);
         await q('insert into t (n) values ($1)', [1]).catch(() => undefined);
         // The transaction has failed: this new text cannot be parsed now, and is not taken as prepared.
