@@ -52,6 +52,8 @@ export function oneCallTransaction(pg: PGlite) {
     await p._checkReady();
     return p._runExclusiveTransaction(async () => {
       let begun = false;
+      // A statement carrying BEGIN was given (it may still wait for the query lock): the end must follow it.
+      let issued = false;
       let state: State = 'open';
       const usable = () => {
         if (state === 'closed') throw new Error('Transaction is closed');
@@ -61,6 +63,7 @@ export function oneCallTransaction(pg: PGlite) {
       const query = async <R>(text: string, params: unknown[] = [], options?: QueryOptions) => {
         usable();
         const around: Around = { begin: !begun, commit: state === 'armed' };
+        if (around.begin) issued = true;
         if (around.commit) state = 'open';
         try {
           return (await p._runExclusiveQuery(() => run(pg, text, params, options, around))) as Results<R>;
@@ -73,7 +76,9 @@ export function oneCallTransaction(pg: PGlite) {
       };
       const end = async (how: 'COMMIT' | 'ROLLBACK') => {
         state = 'closed';
-        if (!begun) return how;
+        // Queued behind any statement still waiting (PGlite's lock is first come, first served); with none sent,
+        // PostgreSQL answers it with a notice only.
+        if (!begun && !issued) return how;
         const [r] = await p._runExclusiveQuery(() => simple(pg, how));
         return r?.command;
       };
@@ -87,6 +92,7 @@ export function oneCallTransaction(pg: PGlite) {
         async exec(text, options) {
           usable();
           if (!begun) {
+            issued = true;
             await p._runExclusiveQuery(() => simple(pg, 'BEGIN'));
             begun = true;
           }

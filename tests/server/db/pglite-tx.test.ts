@@ -120,4 +120,21 @@ describe('PGlite transactions, BEGIN with the first statement', () => {
     expect(err.message).toBe('undo');
     expect(await ns()).toEqual([1, 2, 3, 10]);
   });
+
+  it('ends the transaction after statements still waiting when the function settles', async () => {
+    const unsendable = {
+      toPostgres: () => {
+        throw new Error('no wire form');
+      },
+    };
+    const err = await transaction(async (tx) => {
+      await Promise.all([insert(tx, unsendable), insert(tx, 20)]);
+    }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toBe('no wire form');
+    expect((pg as unknown as { isInTransaction(): boolean }).isInTransaction()).toBe(false);
+    expect(await ns()).toEqual([1, 2, 3, 10]);
+  });
 });
