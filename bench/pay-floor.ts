@@ -144,7 +144,7 @@ async function floorPay(
 export async function floorPayer(
   db: Db,
   fx: FloorFixture & { merchant_id: number },
-  devices: { dispatch(id: number): Promise<void> } | undefined,
+  devices: { dispatch(id: number): Promise<unknown> } | undefined,
 ) {
   const walletIds: number[] = [];
   for (const memberId of fx.memberIds) {

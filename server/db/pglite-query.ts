@@ -28,7 +28,8 @@ export interface PGliteInternals {
 
 const prepare = (v: unknown) => (v == null ? null : (pgUtils.prepareValue(v) as string | Buffer));
 
-function concat(parts: Uint8Array[]): Uint8Array {
+/** The protocol messages as one buffer, to go into the engine in one call. */
+export function concat(parts: Uint8Array[]): Uint8Array {
   let n = 0;
   for (const p of parts) n += p.length;
   const out = new Uint8Array(n);

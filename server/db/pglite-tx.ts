@@ -26,17 +26,13 @@ import {
   type Transaction,
 } from '@electric-sql/pglite';
 import { armCommitWithLast } from './commit-with-last';
-import { run, type Around, type PGliteInternals } from './pglite-query';
+import { concat, run, type Around, type PGliteInternals } from './pglite-query';
 
 const { serialize } = protocol;
 
 /** A simple query (one or more statements, no parameters) and its Sync, in one call; errors as PGlite's. */
 async function simple(pg: PGlite, text: string, options?: QueryOptions): Promise<Results[]> {
-  const q = serialize.query(text);
-  const s = serialize.sync();
-  const buf = new Uint8Array(q.length + s.length);
-  buf.set(q);
-  buf.set(s, q.length);
+  const buf = concat([serialize.query(text), serialize.sync()]);
   const messages = await pg.execProtocolStream(buf, { syncToFs: false, throwOnError: false });
   const error = messages.find((m) => m.name === 'error');
   if (error) throw Object.assign(error, { query: text, params: undefined, queryOptions: options });

@@ -26,6 +26,7 @@ export interface SchedulerContext {
 export type MarkSent = (session_id: number) => Promise<{ minutes: number; serial: string } | null>;
 
 export interface TickResult {
+  /** Start commands this pass sent (not those another caller had marked first, nor those whose send failed). */
   dispatched: number;
   failed: number;
   ended: number;
@@ -67,17 +68,18 @@ export function sentMarker(db: Db, now: () => Date): MarkSent {
 }
 
 /**
- * Sends the start command of a `starting` session. Safe to call twice or to race the scheduler: only the caller
- * that marks `command_sent_at` sends. A send that fails (the broker unreachable, the gateway closed) unmarks the
+ * Sends the start command of a `starting` session; true when this call sent it. Safe to call twice or to race the
+ * scheduler: only the caller that marks `command_sent_at` sends. A send that fails (the broker unreachable, the gateway closed) unmarks the
  * session, so the scheduler's next pass, on this instance or another, sends it again until the acknowledgement
  * deadline; after that the session is refunded. A device runs a session's start once however often it gets it
  * (docs/device-protocol.md, "Idempotency"), so a send that failed after all reached the device does no harm.
  */
-export async function dispatch(ctx: SchedulerContext, session_id: number): Promise<void> {
+export async function dispatch(ctx: SchedulerContext, session_id: number): Promise<boolean> {
   const s = await ctx.markSent(session_id);
-  if (!s) return;
+  if (!s) return false;
   try {
     await ctx.gateway.start(s.serial, s.minutes, startCommandId(session_id));
+    return true;
   } catch (err) {
     await unmarkSent(ctx.db, { id: session_id }).catch((e: unknown) =>
       console.error(`session ${session_id}: could not mark its start command unsent again:`, e),
@@ -168,7 +170,7 @@ export async function tick(ctx: SchedulerContext): Promise<TickResult> {
     .limit(BATCH);
   // Together, so their marks go in one statement (server/lib/batch.ts), not one turn of the event loop each.
   const sent = await Promise.allSettled(unsent.map(({ id }) => dispatch(ctx, id)));
-  result.dispatched = unsent.length;
+  result.dispatched = sent.filter((o) => o.status === 'fulfilled' && o.value).length;
 
   // Deadlines and ends even when a send failed: a gateway that keeps failing must not keep sessions from ending.
   result.failed = await drain(ctx, 'starting', at, (tx, id) =>

@@ -36,9 +36,10 @@ export interface DevicesService {
   readonly gateway: DeviceGateway;
   /**
    * Sends the start command of a `starting` session. Call it after the transaction that ran `beginSession`
-   * committed. Safe to call twice or to race the scheduler: only the caller that marks `command_sent_at` sends.
+   * committed. Safe to call twice or to race the scheduler: only the caller that marks `command_sent_at` sends, and
+   * only its call resolves to true.
    */
-  dispatch(session_id: number): Promise<void>;
+  dispatch(session_id: number): Promise<boolean>;
   /**
    * One scheduler pass (unsent commands, missed acknowledgement deadlines, sessions due to end), after the pass in
    * flight in this process if any: what was due at the call is done when it resolves.

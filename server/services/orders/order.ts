@@ -48,7 +48,7 @@ export interface PaymentDeps {
   db: Db;
   now: () => Date;
   wechat?: Pick<Wechat, 'mode' | 'pay' | 'sandbox'> | undefined;
-  devices?: { dispatch(session_id: number): Promise<void> } | undefined;
+  devices?: { dispatch(session_id: number): Promise<unknown> } | undefined;
 }
 
 /** An order as the API shows it. */

@@ -10,7 +10,7 @@ import { device_sessions, devices, orders, wallets } from '../../../server/db/sc
 import { createDevicesService, type DevicesService } from '../../../server/services/devices/devices.service';
 import { createSimulatorGateway } from '../../../server/services/devices/simulator.gateway';
 import type { ControllableGateway } from '../../../server/services/devices/gateway';
-import { sentMarker } from '../../../server/services/devices/device-scheduler';
+import { sentMarker, tick } from '../../../server/services/devices/device-scheduler';
 import { markRunningMany } from '../../../server/services/devices/lifecycle';
 import {
   ACK_TIMEOUT_MS,
@@ -464,6 +464,32 @@ describe('scheduler robustness', () => {
     await assertLedgerInvariants(database.db, { settled: true });
   });
 
+  it('a pass counts as dispatched only the start commands it sent itself', async () => {
+    const { session_id } = await payFromWallet(database.db, member, 3, clock);
+    const starts: string[] = [];
+    const counting: ControllableGateway = Object.create(gateway, {
+      start: { value: async (serial: string) => void starts.push(serial) },
+    });
+    const ctx = {
+      db: database.db,
+      gateway: counting,
+      now,
+      refundOrder,
+      skipLocked: database.kind === 'postgres',
+    };
+    // Another caller (a pay's own dispatch, another instance) marked it between this pass's read and its mark.
+    expect(await tick({ ...ctx, markSent: async () => null })).toMatchObject({ dispatched: 0 });
+    expect(starts).toEqual([]);
+    expect(await tick({ ...ctx, markSent: sentMarker(database.db, now) })).toMatchObject({ dispatched: 1 });
+    expect(starts).toHaveLength(1);
+    expect((await session(session_id)).command_sent_at).not.toBeNull();
+    // Never delivered, so never acknowledged: refunded at the deadline.
+    advance(ACK_TIMEOUT_MS + 1000);
+    await service.tick();
+    expect((await session(session_id)).status).toBe('failed');
+    await assertLedgerInvariants(database.db, { settled: true });
+  });
+
   it('a send that keeps failing: the pass still ends what is due, and after the deadline the session is refunded, never sent', async () => {
     const failures = { left: Infinity, sent: 0 };
     const svc = flakyService(failures);
@@ -482,7 +508,7 @@ describe('scheduler robustness', () => {
     advance(ACK_TIMEOUT_MS);
     const r = await svc.tick();
     expect(r).toMatchObject({ dispatched: 0, failed: 1 });
-    expect(await svc.dispatch(failing.session_id)).toBeUndefined();
+    expect(await svc.dispatch(failing.session_id)).toBe(false);
     expect(failures.sent).toBe(0);
     const failed = await session(failing.session_id);
     expect([failed.status, failed.command_sent_at]).toEqual(['failed', null]);

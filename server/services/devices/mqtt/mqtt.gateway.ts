@@ -137,6 +137,8 @@ async function publishWithin(client: MqttClient, topic: string, body: Buffer, ti
       client.publishAsync(topic, body, { qos: 1 }),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no PUBACK within ${timeoutMs} ms`)), timeoutMs);
+        // The publish itself keeps the client busy; this timer alone must not hold a stopping process open.
+        timer.unref?.();
       }),
     ]);
   } finally {

@@ -142,6 +142,7 @@ export function createSimDevice(opts: SimDeviceOptions): SimDevice {
   }
 
   function stopTimers() {
+    // clearInterval clears a timeout too (one id space): the first beat's or the period's.
     if (beatTimer) clearInterval(beatTimer);
     beatTimer = null;
     for (const t of timers) clearTimeout(t);
@@ -164,7 +165,21 @@ export function createSimDevice(opts: SimDeviceOptions): SimDevice {
     await c.subscribeAsync(topicOf(opts.serial, 'cmd'), { qos: 1 });
     await publish('status', { online: true, fw: 'sim-1.0' }, true);
     await publish('heartbeat', run.heartbeat());
-    beatTimer = setInterval(() => void publish('heartbeat', run.heartbeat()), opts.heartbeatMs);
+    beat(Math.random() * opts.heartbeatMs);
+  }
+
+  /**
+   * The next heartbeats: the first after `firstMs` (a random share of the period, so a fleet connected in one burst
+   * beats spread over the period, as devices powered on at different times do, not all in the same second), then
+   * every period.
+   */
+  function beat(firstMs: number) {
+    const beatOnce = () => void publish('heartbeat', run.heartbeat());
+    beatTimer = setTimeout(() => {
+      beatOnce();
+      beatTimer = setInterval(beatOnce, opts.heartbeatMs);
+      beatTimer.unref?.();
+    }, firstMs);
     beatTimer.unref?.();
   }
 
