@@ -9,10 +9,10 @@ import { ledgerViolations } from '../../tests/server/money/invariants';
 import {
   payFixtures,
   startInstance,
-  walletPay,
+  walletPayRequest,
   type Instance,
 } from '../../tests/server/app/instances-harness';
-import { round, runLoad, withScratchDatabase } from '../lib';
+import { round, runHttpLoad, withScratchDatabase } from '../lib';
 import type { BenchContext, BenchRow } from '../types';
 
 const MEMBERS = 64;
@@ -27,17 +27,16 @@ async function measure(
   try {
     const n = ctx.limits.maxRequests;
     const fx = await payFixtures(database.db, n, MEMBERS, Math.ceil(n / MEMBERS));
-    const r = await runLoad(
-      async (i) =>
-        (
-          await walletPay(
-            instances[i % instances.length]!.url,
-            fx,
-            fx.deviceIds[i]!,
-            fx.cookies[i % MEMBERS]!,
-            `${run}-${i}`,
-          )
-        ).status,
+    // Sent from the load worker's thread, as the wallet-pay rows' are (bench/lib.ts, runHttpLoad).
+    const r = await runHttpLoad(
+      (i) =>
+        walletPayRequest(
+          instances[i % instances.length]!.url,
+          fx,
+          fx.deviceIds[i]!,
+          fx.cookies[i % MEMBERS]!,
+          `${run}-${i}`,
+        ),
       { ...ctx.limits, maxRequests: n },
     );
     // Let the simulators acknowledge what they were sent, then check the whole ledger.

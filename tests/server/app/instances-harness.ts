@@ -162,6 +162,27 @@ export async function payFixtures(
   return { deviceIds, venueId: d0.venue_id, priceId: price.id, priceFen: price.price_fen, cookies };
 }
 
+/** A wallet pay on `deviceId` through the instance at `base`, as a request to send (the bench sends these too). */
+export function walletPayRequest(
+  base: string,
+  fx: PayFixtures,
+  deviceId: number,
+  cookie: string,
+  key: string,
+) {
+  return {
+    url: `${base}/backend/user/pay`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', cookie, 'Idempotency-Key': key },
+    body: JSON.stringify({
+      device_id: deviceId,
+      venue_id: fx.venueId,
+      price_id: fx.priceId,
+      method: 'wallet',
+    }),
+  };
+}
+
 /** One wallet pay through `base`: the status (0 when the connection failed) and the order number when created. */
 export async function walletPay(
   base: string,
@@ -171,16 +192,8 @@ export async function walletPay(
   key: string,
 ): Promise<{ status: number; order_no?: string; code?: string }> {
   try {
-    const res = await fetch(`${base}/backend/user/pay`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie, 'Idempotency-Key': key },
-      body: JSON.stringify({
-        device_id: deviceId,
-        venue_id: fx.venueId,
-        price_id: fx.priceId,
-        method: 'wallet',
-      }),
-    });
+    const { url, ...init } = walletPayRequest(base, fx, deviceId, cookie, key);
+    const res = await fetch(url, init);
     const body = (await res.json()) as { order?: { order_no: string }; code?: string };
     return { status: res.status, order_no: body.order?.order_no, code: body.code };
   } catch {
