@@ -289,6 +289,7 @@ async function walletPays(
         r,
         `${round(r.rps / viaHttp.rps, 2)} of the HTTP floor (rounds ${runs.ratios.map((x) => round(x, 2)).join(', ')}), ` +
           `${round(r.rps / bare.rps, 2)} of the bare SQL floor; ` +
+          `p99 ${round(r.p99_ms / viaHttp.p99_ms, 2)} of the HTTP floor's; ` +
           `${perPay ?? '?'} statements while one pay is in flight (its own and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
           `per pay over the run (start command, acknowledgement, heartbeats included); ` +
           `event-loop delay p99 ${loopDelays.map((d) => round(d.p99)).join(', ')} ms by round, ` +

@@ -186,6 +186,7 @@ async function notifications(
         `POST /backend/wechat/pay/notify (recharge, signed), concurrency ${c}`,
         r,
         `${round(r.rps / floor.rps, 2)} of the node:http floor (rounds ${runs.ratios.map((x) => round(x, 2)).join(', ')}); ` +
+          `p99 ${round(r.p99_ms / floor.p99_ms, 2)} of the floor's; ` +
           `load average ${load}; ${inv}`,
       ),
     ];
