@@ -2,8 +2,7 @@
  * The device gateway over MQTT: the server is one more client of the broker (embedded or MQTT_URL). It publishes
  * commands to `scango/<serial>/cmd` and turns what devices publish (ack, heartbeat, event, status) into gateway
  * events. Heartbeats are batched (one DB write per burst). Several API instances may share a broker: each event is
- * applied idempotently in the database by session id, and with `shared` (MQTT 5 brokers such as Mosquitto) each
- * event reaches only one instance of the `$share/scango/` group in the first place.
+ * applied idempotently by session id, and with `shared` (MQTT 5, e.g. Mosquitto) only one instance gets it.
  */
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { DeviceGateway, DeviceStatusReport, GatewayEvent, GatewayListener } from '../gateway';
@@ -129,7 +128,7 @@ function routeMessage(r: Router, topic: string, payload: Buffer, retained: boole
   }
 }
 
-/** A QoS 1 publish that gives up when the broker's PUBACK does not come in time. */
+/** A QoS 1 publish that gives up when the broker's PUBACK does not come in time (its timer holds no process). */
 async function publishWithin(client: MqttClient, topic: string, body: Buffer, timeoutMs: number) {
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -137,7 +136,6 @@ async function publishWithin(client: MqttClient, topic: string, body: Buffer, ti
       client.publishAsync(topic, body, { qos: 1 }),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no PUBACK within ${timeoutMs} ms`)), timeoutMs);
-        // The publish itself keeps the client busy; this timer alone must not hold a stopping process open.
         timer.unref?.();
       }),
     ]);

@@ -99,6 +99,22 @@ class Run {
   }
 }
 
+/**
+ * `fn` after `firstMs`, then every `periodMs`. The heartbeats start at a random point of their period, so a fleet
+ * connected in one burst beats spread over the period, as devices powered on at different times do, not all in the
+ * same few seconds.
+ */
+function periodic(firstMs: number, periodMs: number, fn: () => void): { stop(): void } {
+  let timer: NodeJS.Timeout = setTimeout(() => {
+    fn();
+    timer = setInterval(fn, periodMs);
+    timer.unref?.();
+  }, firstMs);
+  timer.unref?.();
+  // clearInterval clears a timeout too (one id space): the first call's or the period's.
+  return { stop: () => clearInterval(timer) };
+}
+
 function clientOptions(opts: SimDeviceOptions): IClientOptions {
   return {
     protocolVersion: opts.protocolVersion ?? 4,
@@ -116,7 +132,7 @@ function clientOptions(opts: SimDeviceOptions): IClientOptions {
 export function createSimDevice(opts: SimDeviceOptions): SimDevice {
   let client: MqttClient | null = null;
   const timers = new Set<NodeJS.Timeout>();
-  let beatTimer: NodeJS.Timeout | null = null;
+  let beats: { stop(): void } | null = null;
 
   const publish = (kind: Kind, body: unknown, retain = false) =>
     client?.publishAsync(topicOf(opts.serial, kind), encode(body), { qos: 1, retain }).catch(() => {});
@@ -142,9 +158,8 @@ export function createSimDevice(opts: SimDeviceOptions): SimDevice {
   }
 
   function stopTimers() {
-    // clearInterval clears a timeout too (one id space): the first beat's or the period's.
-    if (beatTimer) clearInterval(beatTimer);
-    beatTimer = null;
+    beats?.stop();
+    beats = null;
     for (const t of timers) clearTimeout(t);
     timers.clear();
   }
@@ -165,22 +180,9 @@ export function createSimDevice(opts: SimDeviceOptions): SimDevice {
     await c.subscribeAsync(topicOf(opts.serial, 'cmd'), { qos: 1 });
     await publish('status', { online: true, fw: 'sim-1.0' }, true);
     await publish('heartbeat', run.heartbeat());
-    beat(Math.random() * opts.heartbeatMs);
-  }
-
-  /**
-   * The next heartbeats: the first after `firstMs` (a random share of the period, so a fleet connected in one burst
-   * beats spread over the period, as devices powered on at different times do, not all in the same second), then
-   * every period.
-   */
-  function beat(firstMs: number) {
-    const beatOnce = () => void publish('heartbeat', run.heartbeat());
-    beatTimer = setTimeout(() => {
-      beatOnce();
-      beatTimer = setInterval(beatOnce, opts.heartbeatMs);
-      beatTimer.unref?.();
-    }, firstMs);
-    beatTimer.unref?.();
+    beats = periodic(Math.random() * opts.heartbeatMs, opts.heartbeatMs, () => {
+      void publish('heartbeat', run.heartbeat());
+    });
   }
 
   return {
