@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { Worker } from 'node:worker_threads';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 /** A free loopback TCP port. */
 export async function freePort(): Promise<number> {
@@ -285,4 +286,83 @@ export async function startServerProcess(
     throw err;
   }
   return { port, child, stop };
+}
+
+/** What held up this process's thread while a load ran: its event loop's delay, its GC pauses, the CPU stolen. */
+export interface Stalls {
+  /** Event-loop delay (ms): how late a timer ran, whatever kept the thread. */
+  loopP99: number;
+  loopMax: number;
+  /** The longest garbage-collection pause and all of them added up (ms). */
+  gcMax: number;
+  gcTotal: number;
+  /** CPU time the hypervisor gave other machines while this one wanted it, over all cores (ms; Linux, else 0). */
+  steal: number;
+}
+
+/** The machine's stolen CPU so far (ms, all cores), from /proc/stat's `steal` column (clock ticks of 10 ms). */
+function stealMs(): number {
+  try {
+    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+    return Number(cpu[8] ?? 0) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Starts watching what may stall this thread (event-loop delay, GC pauses, CPU steal); the returned function stops
+ * and answers what was seen. A slow round whose stall was a GC pause or stolen CPU is the machine's, not the code's.
+ */
+export function watchStalls(): () => Promise<Stalls> {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const gc = { max: 0, total: 0 };
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gc.max = Math.max(gc.max, e.duration);
+      gc.total += e.duration;
+    }
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  const catcher = process.env.BENCH_STALLS ? catchStalls(Number(process.env.BENCH_STALLS) || 60) : undefined;
+  const steal0 = stealMs();
+  loop.enable();
+  return async () => {
+    loop.disable();
+    obs.disconnect();
+    const caught = await catcher?.();
+    for (const c of caught ?? [])
+      console.error(`[bench] stall of ${c.lagMs} ms:\n    ${c.frames.join('\n    ')}`);
+    return {
+      loopP99: loop.percentile(99) / 1e6,
+      loopMax: loop.max / 1e6,
+      gcMax: gc.max,
+      gcTotal: gc.total,
+      steal: stealMs() - steal0,
+    };
+  };
+}
+
+/**
+ * BENCH_STALLS=<ms> (default 60): a thread that pauses this one through the inspector when it has not turned for
+ * that long, and keeps the call stack it was paused in (bench/stall-worker.mjs). For finding what a stall was; it
+ * changes what it watches (the debugger is enabled while it catches), so its runs are not figures to keep.
+ */
+function catchStalls(thresholdMs: number): () => Promise<{ lagMs: number; frames: string[] }[]> {
+  const shared = new SharedArrayBuffer(8);
+  const beat = new Float64Array(shared);
+  const tick = setInterval(() => (beat[0] = Date.now()), 5);
+  beat[0] = Date.now();
+  const w = new Worker(new URL('./stall-worker.mjs', import.meta.url), {
+    workerData: { shared, thresholdMs },
+  });
+  return async () => {
+    clearInterval(tick);
+    const caught = await new Promise<{ lagMs: number; frames: string[] }[]>((resolve) => {
+      w.once('message', resolve);
+      w.postMessage('stop');
+    });
+    await w.terminate();
+    return caught;
+  };
 }

@@ -5,7 +5,8 @@
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server for the PostgreSQL rows; without one, a
  * throwaway loopback server is started from Debian's binaries (scripts/pg-server.sh) when they are installed.
  * BENCH_PG=off leaves PostgreSQL out (quicker comparisons on the embedded database). BENCH_PROFILE=<dir> writes a
- * CPU profile of each load run (bench/lib.ts).
+ * CPU profile of each load run; BENCH_STALLS=<ms> prints the call stack of each stall of the app's pay rounds longer
+ * than that (bench/lib.ts, watchStalls).
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -9,7 +9,6 @@
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { startServer, type RunningServer } from '../../server/start';
@@ -28,6 +27,8 @@ import {
   ROUNDS,
   round,
   runHttpLoad,
+  type Stalls,
+  watchStalls,
   withScratchDatabase,
 } from '../lib';
 import { floorPayer, loadBare, loadHttp } from '../pay-floor';
@@ -171,6 +172,12 @@ async function connectFleet(server: RunningServer, serials: string[]): Promise<n
   return missing();
 }
 
+/** The app's rounds' stalls, for the note: by round, the event loop's delay p99, then the worst of each kind. */
+const stallNote = (s: Stalls[]) =>
+  `event-loop delay p99 ${s.map((d) => round(d.loopP99)).join(', ')} ms by round, ` +
+  `max ${round(Math.max(...s.map((d) => d.loopMax)))} ms; GC pause max ${round(Math.max(...s.map((d) => d.gcMax)))} ms ` +
+  `(${s.map((d) => round(d.gcTotal)).join(', ')} ms by round); CPU stolen ${s.map((d) => d.steal).join(', ')} ms by round`;
+
 const invNote = (v: string[]) =>
   v.length === 0 ? 'invariants ok' : `INVARIANTS VIOLATED (${v.length}): ${v[0]}`;
 
@@ -231,8 +238,8 @@ async function walletPays(
     const httpPay = await floorPayer(server.deps.db, httpFx, server.deps.devices);
     const counter = statementCounter(server.deps.db);
     let appStatements = 0;
-    // The server's event loop in each of the app's rounds: how long a turn kept connections and requests waiting.
-    const loopDelays: { p99: number; max: number }[] = [];
+    // What held up the server's thread in each of the app's rounds: its event loop's delay, GC pauses, CPU stolen.
+    const stalls: Stalls[] = [];
     const load = os.loadavg()[0]!.toFixed(1);
     const url = `http://127.0.0.1:${server.port}/backend/user/pay`;
     ctx.log(`wallet-pay (${db}): ${WARM_UP} pays through each to warm up, not measured`);
@@ -250,11 +257,9 @@ async function walletPays(
         const part = { ...limits, maxRequests: count };
         if (which === 'a') return loadHttp((i) => httpPay(from + i), part);
         const before = counter?.count ?? 0;
-        const loop = monitorEventLoopDelay({ resolution: 10 });
-        loop.enable();
+        const watched = watchStalls();
         const r = await runHttpLoad((i) => payRequest(url, fx, from + i, `bench-${from + i}`), part);
-        loop.disable();
-        loopDelays.push({ p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 });
+        stalls.push(await watched());
         appStatements += (counter?.count ?? 0) - before;
         return r;
       },
@@ -292,8 +297,7 @@ async function walletPays(
           `p99 ${round(r.p99_ms / viaHttp.p99_ms, 2)} of the HTTP floor's; ` +
           `${perPay ?? '?'} statements while one pay is in flight (its own and the start command's first), ${overRun === undefined ? '?' : round(overRun)} ` +
           `per pay over the run (start command, acknowledgement, heartbeats included); ` +
-          `event-loop delay p99 ${loopDelays.map((d) => round(d.p99)).join(', ')} ms by round, ` +
-          `max ${round(Math.max(...loopDelays.map((d) => d.max)))} ms; load average ${load}; ` +
+          `${stallNote(stalls)}; load average ${load}; ` +
           (offline > 0 ? `${offline} simulated devices not connected; ` : '') +
           invNote([...warmInv, ...appInv, ...seqInv]),
       ),
