@@ -343,12 +343,18 @@ export function watchStalls(): () => Promise<Stalls> {
   };
 }
 
+/** One stall the catcher paused: how late the main thread was, and where it was paused (innermost first). */
+interface CaughtStall {
+  lagMs: number;
+  frames: string[];
+}
+
 /**
  * BENCH_STALLS=<ms> (default 60): a thread that pauses this one through the inspector when it has not turned for
  * that long, and keeps the call stack it was paused in (bench/stall-worker.mjs). For finding what a stall was; it
  * changes what it watches (the debugger is enabled while it catches), so its runs are not figures to keep.
  */
-function catchStalls(thresholdMs: number): () => Promise<{ lagMs: number; frames: string[] }[]> {
+function catchStalls(thresholdMs: number): () => Promise<CaughtStall[]> {
   const shared = new SharedArrayBuffer(8);
   const beat = new Float64Array(shared);
   const tick = setInterval(() => (beat[0] = Date.now()), 5);
@@ -358,7 +364,7 @@ function catchStalls(thresholdMs: number): () => Promise<{ lagMs: number; frames
   });
   return async () => {
     clearInterval(tick);
-    const caught = await new Promise<{ lagMs: number; frames: string[] }[]>((resolve) => {
+    const caught = await new Promise<CaughtStall[]>((resolve) => {
       w.once('message', resolve);
       w.postMessage('stop');
     });

@@ -23,7 +23,6 @@ let catching = false;
 session.on('Debugger.paused', (m) => {
   const lag = Date.now() - beat[0];
   caught.push({
-    at: Date.now(),
     lagMs: lag,
     frames: m.params.callFrames
       .slice(0, 14)

@@ -53,15 +53,17 @@ it('a fleet connected at once beats at connect, then spread over the period, eac
   const t0 = performance.now();
   await Promise.all(sims.map((d) => d.connect()));
   const connected = performance.now();
-  // Past one period and a half: every device has sent its first periodic beat, none a third one yet.
+  // Past one period and a half: every device has sent its first periodic beat (some a second one too).
   await new Promise((r) => setTimeout(r, PERIOD * 1.5));
   await listener.endAsync();
   const all = [...beats.values()];
   expect(all).toHaveLength(DEVICES);
   for (const times of all) {
     expect(times.length).toBeGreaterThanOrEqual(2);
-    expect(times[0]).toBeLessThanOrEqual(connected + 50);
-    expect(times[1]! - times[0]!).toBeLessThanOrEqual(PERIOD + 100);
+    // Slack for a busy machine's late timers and deliveries; what is checked is one beat at connect, then one
+    // within the period, not the timers' precision.
+    expect(times[0]).toBeLessThanOrEqual(connected + 200);
+    expect(times[1]! - times[0]!).toBeLessThanOrEqual(PERIOD + 250);
   }
   // Connected within one burst, the devices' second beats are not: eight uniform draws over the period all
   // within a tenth of it has a chance below one in a million.
