@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { Worker } from 'node:worker_threads';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { markGc, traceRound } from './sched-trace';
 
 /** A free loopback TCP port. */
 export async function freePort(): Promise<number> {
@@ -321,14 +322,18 @@ export function watchStalls(): () => Promise<Stalls> {
     for (const e of list.getEntries()) {
       gc.max = Math.max(gc.max, e.duration);
       gc.total += e.duration;
+      if (process.env.BENCH_FTRACE)
+        markGc((e as unknown as { detail?: { kind?: number } }).detail?.kind, e.duration);
     }
   });
   obs.observe({ entryTypes: ['gc'] });
   const catcher = process.env.BENCH_STALLS ? catchStalls(Number(process.env.BENCH_STALLS) || 60) : undefined;
   const steal0 = stealMs();
+  const traced = process.env.BENCH_FTRACE ? traceRound(Number(process.env.BENCH_FTRACE) || 60) : undefined;
   loop.enable();
   return async () => {
     loop.disable();
+    traced?.();
     obs.disconnect();
     const caught = await catcher?.();
     for (const c of caught ?? [])

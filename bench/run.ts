@@ -6,7 +6,8 @@
  * throwaway loopback server is started from Debian's binaries (scripts/pg-server.sh) when they are installed.
  * BENCH_PG=off leaves PostgreSQL out (quicker comparisons on the embedded database). BENCH_PROFILE=<dir> writes a
  * CPU profile of each load run; BENCH_STALLS=<ms> prints the call stack of each stall of the app's pay rounds longer
- * than that (bench/lib.ts, watchStalls).
+ * than that (bench/lib.ts, watchStalls); BENCH_FTRACE=<ms> records the kernel's scheduler events of those rounds with
+ * markers for GCs and stalls longer than that (root; read with `npx tsx bench/sched-trace.ts`).
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -2,7 +2,8 @@
  * Wallet pay throughput on a real listening server (loopback): POST /backend/user/pay from the wallet, each request
  * a different free device, spread over many members, with p50/p99, on the embedded DB and (when configured) on
  * PostgreSQL. Every pay locks the member's wallet, writes the split (platform fee, partner share, merchant) and a
- * `starting` device session in one transaction, then the simulator acknowledges. The ledger invariants are checked
+ * `starting` device session in one transaction, then the device acknowledges (the bench's simulated devices run in a
+ * process of their own, bench/device-fleet.ts, and the server runs the embedded broker). The ledger invariants are checked
  * after the run (tests/server/money/invariants.ts). Also: the gzip bytes a phone loads before /user/pay is interactive
  * (measured by scripts/size.ts on a fresh production build; the `ms` column is the build time).
  */
@@ -17,6 +18,8 @@ import { devices, members, orders, service_prices } from '../../server/db/schema
 import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-sessions';
 import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
 import type { MqttDevicesGateway } from '../../server/services/devices/mqtt/mqtt-devices';
+import { hashDeviceSecret, newDeviceSecret } from '../../server/services/devices/device-secrets';
+import { startDeviceFleet } from '../device-fleet';
 import { ledgerViolations } from '../../tests/server/money/invariants';
 import { BUDGET, measure } from '../../scripts/size';
 import type { BenchContext, BenchRow } from '../types';
@@ -43,7 +46,10 @@ const SEQUENTIAL = 10;
  */
 const WARM_UP = 320;
 
-/** Bench fixtures: enough online devices for every request, members with money and a live session each. */
+/**
+ * Bench fixtures: enough online devices for every request (each with a secret, as staff issue one to hardware: the
+ * fleet process connects them), members with money and a live session each.
+ */
 async function prepare(server: RunningServer, count: number) {
   const { db } = server.deps;
   const [d0] = await db.select().from(devices).orderBy(asc(devices.id)).limit(1);
@@ -56,13 +62,15 @@ async function prepare(server: RunningServer, count: number) {
     .limit(1);
   if (!price) throw new Error('no demo price');
   const now = new Date();
+  const secrets = Array.from({ length: count }, () => newDeviceSecret());
   const rows = Array.from({ length: count }, (_, i) => ({
     merchant_id: d0.merchant_id,
     venue_id: d0.venue_id,
     product_id: d0.product_id,
     name: `压测设备 ${i + 1}`,
     serial: `BENCH-${randomBytes(3).toString('hex')}-${i}`,
-    // Online as if it had just sent its heartbeat (the simulator heartbeats them from its next beat on).
+    secret_hash: hashDeviceSecret(secrets[i]!),
+    // Online as if it had just sent its heartbeat (the fleet heartbeats them from its connect on).
     last_heartbeat_at: now,
   }));
   const ids: number[] = [];
@@ -102,7 +110,7 @@ async function prepare(server: RunningServer, count: number) {
   }
   return {
     ids,
-    serials: rows.map((r) => r.serial),
+    devices: rows.map((r, i): [string, string] => [r.serial, secrets[i]!]),
     venue_id: d0.venue_id,
     merchant_id: d0.merchant_id,
     price_id: price.id,
@@ -158,20 +166,6 @@ async function settledViolations(server: RunningServer): Promise<string[]> {
   return ledgerViolations(server.deps.db, { settled: true });
 }
 
-/**
- * Connects every simulated device before a timed run. The simulator connects devices added since its last refresh
- * 16 at a time (each subscription makes the embedded broker test every retained message), which on PGlite took
- * longer than the warm-up pay: connections then fell inside the timed runs. A device whose connect timed out is
- * retried by the next refresh. Returns how many are still not connected.
- */
-async function connectFleet(server: RunningServer, serials: string[]): Promise<number> {
-  const fleet = (server.deps.devices?.gateway as MqttDevicesGateway | undefined)?.simulator;
-  if (!fleet) return 0;
-  const missing = () => serials.filter((s) => !fleet.connected(s)).length;
-  for (let i = 0; i < 5 && missing() > 0; i++) await fleet.refresh();
-  return missing();
-}
-
 /** The app's rounds' stalls, for the note: by round, the event loop's delay p99, then the worst of each kind. */
 const stallNote = (s: Stalls[]) =>
   `event-loop delay p99 ${s.map((d) => round(d.loopP99)).join(', ')} ms by round, ` +
@@ -209,9 +203,12 @@ async function walletPays(
       SERVE_CLIENT: false,
       LOG_REQUESTS: false,
       NODE_ENV: 'production',
+      // The bench's devices are hardware to the server: a process of their own connects them (bench/device-fleet.ts).
+      DEVICE_SIMULATOR: false,
     },
     { quiet: true },
   );
+  const fleet = startDeviceFleet();
   try {
     const n = ctx.limits.maxRequests;
     const limits = { ...ctx.limits, maxRequests: n };
@@ -222,14 +219,16 @@ async function walletPays(
     const httpFx = await prepare(server, n + WARM_UP);
     const fx = await prepare(server, n + SEQUENTIAL + WARM_UP);
     const floorPay = await floorPayer(server.deps.db, floorFx, server.deps.devices);
-    // Its start command has the simulator connect every device added above (sim-fleet's refresh), about 6,000 MQTT
-    // clients: that burst happens here, awaited to the last device, before any timed run.
-    ctx.log(`wallet-pay (${db}): connecting the simulated devices`);
-    await floorPay(n);
-    const offline = await connectFleet(
-      server,
-      [floorFx, httpFx, fx].flatMap((f) => f.serials),
+    // About 6,000 MQTT clients connect to the server's broker here, each checked against its secret's hash, before
+    // any timed run.
+    ctx.log(`wallet-pay (${db}): connecting the simulated devices (their own process)`);
+    const brokerUrl = (server.deps.devices?.gateway as MqttDevicesGateway | undefined)?.brokerUrl;
+    if (!brokerUrl) throw new Error('the pay bench needs the embedded MQTT broker');
+    const offline = await fleet.connect(
+      brokerUrl,
+      [floorFx, httpFx, fx].flatMap((f) => f.devices),
     );
+    await floorPay(n);
     if (offline > 0) ctx.log(`wallet-pay (${db}): ${offline} simulated devices did not connect`);
     await settledViolations(server);
     ctx.log(`wallet-pay (${db}): bare SQL floor`);
@@ -303,6 +302,7 @@ async function walletPays(
       ),
     ];
   } finally {
+    await fleet.stop();
     await server.close();
   }
 }
