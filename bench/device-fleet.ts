@@ -9,9 +9,9 @@
  * eight backends already share the two cores with the server, that marking took the server's thread's CPU for a
  * whole round.
  *
- * The parent side is `startDeviceFleet`; run as its child (with an IPC channel), this file answers its messages.
+ * The parent side is `startDeviceFleet`; run as a child (`fork`), this file answers its messages.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createSimFleet, type SimFleet } from '../server/services/devices/mqtt/sim-fleet';
 
@@ -44,17 +44,11 @@ function request(child: ChildProcess, msg: ToChild, answer: FromChild['type']): 
 
 /** Starts the child process that will hold the simulated devices. */
 export function startDeviceFleet(): DeviceFleetProcess {
-  // At nice 10, from its first thread on (V8 starts its helper threads before any JavaScript runs, and a thread
-  // inherits its creator's nice): the devices are not what is measured, and on two cores their work and their GCs
-  // must not take CPU the server would use.
-  const child = spawn(
-    'nice',
-    ['-n', '10', process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url)],
-    {
-      env: { ...process.env, SCANGO_DEVICE_FLEET_CHILD: '1' },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, SCANGO_DEVICE_FLEET_CHILD: '1' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return {
     async connect(url, devices) {
       const m = await request(child, { type: 'connect', url, devices }, 'connected');
