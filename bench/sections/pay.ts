@@ -2,10 +2,10 @@
  * Wallet pay throughput on a real listening server (loopback): POST /backend/user/pay from the wallet, each request
  * a different free device, spread over many members, with p50/p99, on the embedded DB and (when configured) on
  * PostgreSQL. Every pay locks the member's wallet, writes the split (platform fee, partner share, merchant) and a
- * `starting` device session in one transaction, then the device acknowledges (the bench's simulated devices run in a
- * process of their own, bench/device-fleet.ts, and the server runs the embedded broker). The ledger invariants are checked
- * after the run (tests/server/money/invariants.ts). Also: the gzip bytes a phone loads before /user/pay is interactive
- * (measured by scripts/size.ts on a fresh production build; the `ms` column is the build time).
+ * `starting` device session in one transaction, then the device acknowledges (the bench's simulated devices run in
+ * a process of their own, bench/device-fleet.ts, and the server runs the embedded broker). The ledger invariants are
+ * checked after the run (tests/server/money/invariants.ts). Also: the gzip bytes a phone loads before /user/pay is
+ * interactive (measured by scripts/size.ts on a fresh production build; the `ms` column is the build time).
  */
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
