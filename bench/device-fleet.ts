@@ -66,6 +66,8 @@ export function startDeviceFleet(): DeviceFleetProcess {
 function serve(): void {
   let fleet: SimFleet | undefined;
   const secrets = new Map<string, string>();
+  // The bench went away without a stop (it failed or was killed): the devices go with it, not reconnecting forever.
+  process.on('disconnect', () => process.exit(0));
   process.on('message', async (msg: ToChild) => {
     if (msg.type === 'connect') {
       for (const [serial, secret] of msg.devices) secrets.set(serial, secret);
