@@ -1,9 +1,10 @@
 /**
  * BENCH_FTRACE=<ms> (bench/lib.ts, watchStalls): the kernel's scheduler events of each of the app's pay rounds, in
- * the ftrace buffer (/sys/kernel/tracing; needs root), with markers from the bench: the round's start (the server's
- * heap) and end, each GC other than a scavenge (its kind and the heap after it), and each stall of the main thread
- * longer than <ms>. Unlike a profiler or the inspector (BENCH_STALLS), nothing of it runs on a thread of its own: the
- * kernel records, and a 5 ms timer on the main thread notices stalls.
+ * the ftrace buffer (/sys/kernel/tracing: root, with tracefs mounted there; where it is not, `mount -t tracefs nodev
+ * /sys/kernel/tracing`), with markers from the bench: the round's start (the server's heap) and end, each GC other
+ * than a scavenge (its kind and the heap after it), and each stall of the main thread longer than <ms>. Unlike a
+ * profiler or the inspector (BENCH_STALLS), nothing of it runs on a thread of its own: the kernel records, and a 5 ms
+ * timer on the main thread notices stalls.
  *
  * After the run: `npx tsx bench/sched-trace.ts [trace file]` (default the live buffer) prints, for each round, the
  * CPU each thread had and how long the bench's main thread waited for a CPU while runnable. It named the stalls of
