@@ -37,8 +37,6 @@ export interface MqttDevicesGateway extends ControllableGateway {
   readonly client: MqttGateway | undefined;
   /** The dynamic security sync, when the broker is an external Mosquitto with MQTT_DYNSEC. */
   readonly dynsec: DynsecSync | undefined;
-  /** The simulated fleet, when the simulator runs (the bench connects it whole before it measures). */
-  readonly simulator: SimFleet | undefined;
 }
 
 /** Resolves when an event matching `test` arrives (or after `ms`: the heartbeat rule is the fallback). */
@@ -177,9 +175,6 @@ export function createMqttDevicesGateway(opts: MqttDevicesOptions): MqttDevicesG
     },
     get dynsec() {
       return dynsec;
-    },
-    get simulator() {
-      return fleet;
     },
     async start(serial, minutes, command_id) {
       if (fleet) await connectIfNew(fleet, serial);
