@@ -19,18 +19,23 @@ type ToChild = { type: 'connect'; url: string; devices: [string, string][] } | {
 type FromChild = { type: 'connected'; missing: number } | { type: 'stopped' };
 
 export interface DeviceFleetProcess {
-  /** Connects these devices (serial, secret) to the broker at `url`; resolves to how many did not connect. */
-  connect(url: string, devices: [string, string][]): Promise<number>;
+  /** How many of the devices did not connect (after the fleet's retries). */
+  missing: number;
   stop(): Promise<void>;
 }
 
-function request(child: ChildProcess, msg: ToChild, answer: FromChild['type']): Promise<FromChild> {
+/** Sends `msg` and resolves to the child's answer of type `answer` (rejects if the child exits first). */
+function request<T extends FromChild['type']>(
+  child: ChildProcess,
+  msg: ToChild,
+  answer: T,
+): Promise<Extract<FromChild, { type: T }>> {
   return new Promise((resolve, reject) => {
     const onMessage = (m: FromChild) => {
       if (m.type !== answer) return;
       child.off('message', onMessage);
       child.off('exit', onExit);
-      resolve(m);
+      resolve(m as Extract<FromChild, { type: T }>);
     };
     const onExit = (code: number | null) => {
       child.off('message', onMessage);
@@ -42,48 +47,48 @@ function request(child: ChildProcess, msg: ToChild, answer: FromChild['type']): 
   });
 }
 
-/** Starts the child process that will hold the simulated devices. */
-export function startDeviceFleet(): DeviceFleetProcess {
+/** Starts the process and connects these devices (serial, secret) to the broker at `url`. */
+export async function startDeviceFleet(
+  url: string,
+  devices: [string, string][],
+): Promise<DeviceFleetProcess> {
   const child = fork(fileURLToPath(import.meta.url), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, SCANGO_DEVICE_FLEET_CHILD: '1' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  return {
-    async connect(url, devices) {
-      const m = await request(child, { type: 'connect', url, devices }, 'connected');
-      return m.type === 'connected' ? m.missing : devices.length;
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      await request(child, { type: 'stop' }, 'stopped').catch(() => {});
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-    },
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    await request(child, { type: 'stop' }, 'stopped').catch(() => {});
+    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
   };
+  try {
+    const { missing } = await request(child, { type: 'connect', url, devices }, 'connected');
+    return { missing, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
-/** The child: one fleet, given its devices and secrets by the parent; refreshes until all are connected. */
+/** The child: one fleet of the devices and secrets the parent sent; retries until all are connected. */
 function serve(): void {
   let fleet: SimFleet | undefined;
-  const secrets = new Map<string, string>();
   // The bench went away without a stop (it failed or was killed): the devices go with it, not reconnecting forever.
   process.on('disconnect', () => process.exit(0));
   process.on('message', async (msg: ToChild) => {
     if (msg.type === 'connect') {
-      for (const [serial, secret] of msg.devices) secrets.set(serial, secret);
-      const first = !fleet;
-      fleet ??= createSimFleet({
+      const secrets = new Map(msg.devices);
+      const f = (fleet = createSimFleet({
         url: msg.url,
         listSerials: async () => [...secrets.keys()],
-        secretsFor: async (serials) =>
-          new Map(serials.filter((s) => secrets.has(s)).map((s) => [s, secrets.get(s)!])),
+        secretsFor: async (serials) => new Map(serials.map((s) => [s, secrets.get(s)!])),
         now: () => new Date(),
-      });
-      const serials = msg.devices.map(([s]) => s);
-      const missing = () => serials.filter((s) => !fleet!.connected(s)).length;
-      // Started once (its refresh loop then reconnects a device that dropped, as hardware would retry).
-      await (first ? fleet.start() : fleet.refresh());
-      for (let i = 0; i < 5 && missing() > 0; i++) await fleet.refresh();
+      }));
+      const missing = () => msg.devices.filter(([s]) => !f.connected(s)).length;
+      // Its refresh loop then reconnects a device that dropped, as hardware would retry.
+      await f.start();
+      for (let i = 0; i < 5 && missing() > 0; i++) await f.refresh();
       process.send!({ type: 'connected', missing: missing() } satisfies FromChild);
     } else {
       await fleet?.stop();

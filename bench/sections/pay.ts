@@ -19,7 +19,7 @@ import { createMemberSession, MEMBER_COOKIE } from '../../server/member/member-s
 import { newOrderNo, settleWechatPayment } from '../../server/services/orders';
 import type { MqttDevicesGateway } from '../../server/services/devices/mqtt/mqtt-devices';
 import { hashDeviceSecret, newDeviceSecret } from '../../server/services/devices/device-secrets';
-import { startDeviceFleet } from '../device-fleet';
+import { type DeviceFleetProcess, startDeviceFleet } from '../device-fleet';
 import { ledgerViolations } from '../../tests/server/money/invariants';
 import { BUDGET, measure } from '../../scripts/size';
 import type { BenchContext, BenchRow } from '../types';
@@ -208,7 +208,7 @@ async function walletPays(
     },
     { quiet: true },
   );
-  const fleet = startDeviceFleet();
+  let fleet: DeviceFleetProcess | undefined;
   try {
     const n = ctx.limits.maxRequests;
     const limits = { ...ctx.limits, maxRequests: n };
@@ -224,10 +224,11 @@ async function walletPays(
     ctx.log(`wallet-pay (${db}): connecting the simulated devices (their own process)`);
     const brokerUrl = (server.deps.devices?.gateway as MqttDevicesGateway | undefined)?.brokerUrl;
     if (!brokerUrl) throw new Error('the pay bench needs the embedded MQTT broker');
-    const offline = await fleet.connect(
+    fleet = await startDeviceFleet(
       brokerUrl,
       [floorFx, httpFx, fx].flatMap((f) => f.devices),
     );
+    const offline = fleet.missing;
     await floorPay(n);
     if (offline > 0) ctx.log(`wallet-pay (${db}): ${offline} simulated devices did not connect`);
     await settledViolations(server);
@@ -302,7 +303,7 @@ async function walletPays(
       ),
     ];
   } finally {
-    await fleet.stop();
+    await fleet?.stop();
     await server.close();
   }
 }
