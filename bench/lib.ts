@@ -7,6 +7,7 @@ import { Session } from 'node:inspector/promises';
 import { Worker } from 'node:worker_threads';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { markGc, traceRound } from './sched-trace';
+import { SERVER_ARGS } from '../scripts/server-command';
 
 /** A free loopback TCP port. */
 export async function freePort(): Promise<number> {
@@ -258,7 +259,7 @@ export async function startServerProcess(
   env: Record<string, string> = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, SERVER_ARGS, {
     cwd: ctx.root,
     env: {
       ...process.env,

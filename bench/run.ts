@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startPgServer, stopPgServer } from '../scripts/pg-scratch';
+import { SERVER_NODE_FLAGS } from '../scripts/server-command';
 import type { BenchContext, BenchRow } from './types';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -62,6 +63,12 @@ function stopOwnPostgres(): void {
 }
 
 async function main() {
+  const missing = SERVER_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
+  if (missing.length > 0) {
+    console.error(
+      `[bench] without the server's Node flags (${missing.join(' ')}): run it with \`npm run bench\``,
+    );
+  }
   const pgOff = process.env.BENCH_PG === 'off';
   const namedPg = pgOff
     ? undefined
@@ -125,6 +132,8 @@ async function main() {
       cpus: os.cpus().length,
       cpu: os.cpus()[0]?.model ?? '',
       node: process.version,
+      // `npm run bench` runs with the server's flags (scripts/server-command.ts): its wallet-pay rows serve from here.
+      node_flags: process.execArgv.join(' '),
       platform: process.platform,
     },
     limits: ctx.limits,

@@ -6,11 +6,12 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { BenchContext, BenchRow } from '../types';
 import { freePort, round } from '../lib';
+import { SERVER_ARGS } from '../../scripts/server-command';
 
 async function coldStart(ctx: BenchContext, dataDir: string, seed: 'demo' | 'none'): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, SERVER_ARGS, {
     cwd: ctx.root,
     env: {
       ...process.env,

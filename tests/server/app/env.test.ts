@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EnvError, parseEnv } from '../../../server/env';
+import { SERVER_ARGS } from '../../../scripts/server-command';
 
 describe('env', () => {
   it('has defaults that run the product with no configuration', () => {
@@ -58,7 +59,7 @@ describe('env', () => {
 
   it('the server process exits at once with that message', () => {
     const root = path.resolve(__dirname, '../../..');
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const res = spawnSync(process.execPath, SERVER_ARGS, {
       cwd: root,
       env: { ...process.env, PORT: 'not-a-port', SERVE_CLIENT: 'false', DATA_DIR: 'memory://' },
       encoding: 'utf8',

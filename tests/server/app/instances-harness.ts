@@ -14,6 +14,7 @@ import type { Db } from '../../../server/db/client';
 import { devices, members, orders, service_prices } from '../../../server/db/schema';
 import { createMemberSession, MEMBER_COOKIE } from '../../../server/member/member-sessions';
 import { newOrderNo, settleWechatPayment } from '../../../server/services/orders';
+import { SERVER_ARGS } from '../../../scripts/server-command';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -47,7 +48,7 @@ export async function startInstance(
   env: Record<string, string> = {},
 ): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, SERVER_ARGS, {
     cwd: ROOT,
     env: {
       ...process.env,

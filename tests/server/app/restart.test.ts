@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/start';
 import type { EnvInput } from '../../../server/env';
+import { SERVER_ARGS } from '../../../scripts/server-command';
 
 let dataDir: string;
 let env: EnvInput;
@@ -127,7 +128,7 @@ async function freePort(): Promise<number> {
 describe('the server process', () => {
   it('starts with `server/main.ts`, prints the demo accounts and pay links, and exits 0 on SIGTERM', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const child = spawn(process.execPath, SERVER_ARGS, {
       cwd: path.resolve(__dirname, '../../..'),
       env: {
         ...process.env,

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../server/db/client';
+import { SERVER_ARGS } from '../../../scripts/server-command';
 import { device_sessions, orders } from '../../../server/db/schema';
 import type {
   OrderStatus,
@@ -104,12 +105,13 @@ interface ServerProcess {
 }
 
 /**
- * `node --import tsx server/main.ts`, as the restart test and the startup bench do: one process, so SIGKILL hits
- * the server itself (the `tsx` CLI would run the server in a grandchild that a SIGKILL of the CLI leaves behind).
+ * `node` with `SERVER_ARGS` (what `npm start` runs), as the restart test and the startup bench do: one process, so
+ * SIGKILL hits the server itself (the `tsx` CLI would run the server in a grandchild that a SIGKILL of the CLI
+ * leaves behind).
  */
 async function startServerProcess(port: number): Promise<ServerProcess> {
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, SERVER_ARGS, {
     cwd: ROOT,
     env: {
       ...process.env,
